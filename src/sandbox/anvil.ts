@@ -1,0 +1,157 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+
+export type AnvilInstance = {
+  chainId: number
+  /** HTTP JSON-RPC URL on loopback. */
+  rpcUrl: string
+  port: number
+  pid: number
+  /** Stops the process and resolves once it has exited. Idempotent. */
+  stop: () => Promise<void>
+}
+
+export type StartAnvilParameters = {
+  chainId: number
+  /** 0 (default) lets the OS pick a free loopback port. */
+  port?: number
+  /** Seconds between blocks; default: a block per transaction (automine). */
+  blockTime?: number
+  /** Give up when anvil has not said where it listens after this long. Default 15 s. */
+  startTimeoutMs?: number
+  signal?: AbortSignal
+}
+
+export class AnvilStartError extends Error {
+  override name = 'AnvilStartError'
+}
+
+const running = new Set<ChildProcess>()
+let exitHooksInstalled = false
+
+/**
+ * Starts one anvil chain on 127.0.0.1 with the anvil binary shipped by npm `@foundry-rs/anvil`
+ * (or `ANVIL_BIN`). The process is killed when this Node process exits or is interrupted, so no
+ * orphan anvil outlives its owner.
+ *
+ * @example
+ * const anvil = await startAnvil({ chainId: 31337 })
+ * anvil.rpcUrl // 'http://127.0.0.1:41235'
+ * await anvil.stop()
+ */
+export async function startAnvil(parameters: StartAnvilParameters): Promise<AnvilInstance> {
+  const { chainId, port = 0, blockTime, startTimeoutMs = 15_000, signal } = parameters
+  signal?.throwIfAborted()
+  installExitHooks()
+  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--accounts', '1']
+  if (blockTime !== undefined) args.push('--block-time', String(blockTime))
+  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  running.add(child)
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      running.delete(child)
+      resolve()
+    })
+  })
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+    await exited
+  }
+
+  try {
+    const listeningPort = await waitForListening(child, startTimeoutMs, signal)
+    // Nothing reads anvil's log after start-up; keep draining so the pipe never fills and blocks it.
+    child.stdout?.resume()
+    child.stderr?.resume()
+    return {
+      chainId,
+      rpcUrl: `http://127.0.0.1:${listeningPort}`,
+      port: listeningPort,
+      pid: child.pid ?? -1,
+      stop,
+    }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
+
+function waitForListening(child: ChildProcess, timeoutMs: number, signal?: AbortSignal): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let output = ''
+    const timer = setTimeout(() => fail(new AnvilStartError(`anvil did not start within ${timeoutMs} ms`)), timeoutMs)
+    const onAbort = () => fail(signal?.reason ?? new Error('aborted'))
+    signal?.addEventListener('abort', onAbort, { once: true })
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(output)
+      if (match?.[1]) done(() => resolve(Number(match[1])))
+    }
+    const onExit = (code: number | null) =>
+      fail(new AnvilStartError(`anvil exited with code ${code} before listening:\n${output.slice(-2000)}`))
+    const onError = (error: Error) => fail(new AnvilStartError(`could not run anvil: ${error.message}`))
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', onData)
+    child.once('exit', onExit)
+    child.once('error', onError)
+    function done(finish: () => void) {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      child.stdout?.off('data', onData)
+      child.stderr?.off('data', onData)
+      child.off('exit', onExit)
+      child.off('error', onError)
+      finish()
+    }
+    function fail(error: unknown) {
+      done(() => reject(error))
+    }
+  })
+}
+
+/** Path of the anvil binary: `ANVIL_BIN`, else the platform package installed with `@foundry-rs/anvil`. */
+export function anvilBinary(): string {
+  const fromEnv = process.env.ANVIL_BIN
+  if (fromEnv) return fromEnv
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch
+  const platformPackage = `@foundry-rs/anvil-${process.platform}-${arch}`
+  try {
+    const require = createRequire(import.meta.url)
+    const binary = join(dirname(require.resolve(`${platformPackage}/package.json`)), 'bin', 'anvil')
+    if (existsSync(binary)) return binary
+  } catch {
+    // fall through to the explanation below
+  }
+  throw new AnvilStartError(
+    `anvil binary not found: ${platformPackage} is not installed. Run \`npm install\` (its postinstall must be ` +
+      'allowed in package.json "allowScripts"), or set ANVIL_BIN to an anvil executable.',
+  )
+}
+
+/** PIDs of the anvil processes this Node process started and that still run. */
+export function runningAnvilPids(): number[] {
+  return [...running].flatMap((child) => (child.pid === undefined ? [] : [child.pid]))
+}
+
+function killAll() {
+  for (const child of running) child.kill('SIGKILL')
+}
+
+/**
+ * On exit, kill every child synchronously. On SIGINT/SIGTERM/SIGHUP, when the application has not
+ * taken the signal itself, do the same and then die of that signal as Node would have.
+ */
+function installExitHooks() {
+  if (exitHooksInstalled) return
+  exitHooksInstalled = true
+  process.once('exit', killAll)
+  for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = () => {
+      killAll()
+      if (process.listenerCount(name) === 0) process.kill(process.pid, name)
+    }
+    if (process.listenerCount(name) === 0) process.once(name, onSignal)
+  }
+}

@@ -1,0 +1,6 @@
+export * from './StockToken.js'
+export * from './ShareToken.js'
+export * from './AssetToken.js'
+export * from './StockTokenManager.js'
+export * from './RFQSettlement.js'
+export * from './PlatformRouter.js'

@@ -1,0 +1,243 @@
+import {
+  type Abi,
+  type Address,
+  type Chain,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  defineChain,
+  getContractAddress,
+  type Hash,
+  http,
+  maxUint256,
+  parseEther,
+  parseUnits,
+  type PublicClient,
+  type Transport,
+} from 'viem'
+import { nonceManager, privateKeyToAccount } from 'viem/accounts'
+import type { ExchangeCode } from '../domain/markets.js'
+import { shareTicker, tokenKinds, type TokenKind } from '../domain/markets.js'
+import type { CatalogueStock } from './catalogue.js'
+import type { SandboxChainSpec } from './chainSpecs.js'
+import {
+  assetTokenAbi,
+  assetTokenBytecode,
+  platformRouterAbi,
+  platformRouterBytecode,
+  rfqSettlementAbi,
+  rfqSettlementBytecode,
+  shareTokenAbi,
+  shareTokenBytecode,
+  stockTokenAbi,
+  stockTokenBytecode,
+  stockTokenManagerAbi,
+  stockTokenManagerBytecode,
+} from './contracts/artifacts/index.js'
+import type { ChainRoleKeys, SandboxKey } from './keys.js'
+
+export type DeployedAsset = {
+  symbol: string
+  name: string
+  address: Address
+  decimals: number
+  zeroAllowanceFirst: boolean
+}
+
+export type DeployedToken = {
+  ticker: string
+  exchange: ExchangeCode
+  kind: TokenKind
+  address: Address
+  decimals: number
+  /** The StockToken a ShareToken is a fraction of; null for a StockToken. */
+  underlying: Address | null
+  stock: CatalogueStock
+}
+
+export type ChainDeployment = {
+  managerAddress: Address
+  settlementAddress: Address
+  /** Present only on chains deployed with a platform router. */
+  platformRouterAddress: Address | null
+  /** The contract whose `execute` settles this chain's quotes: the router where present. */
+  executorAddress: Address
+  assets: DeployedAsset[]
+  defaultAsset: DeployedAsset
+  tokens: DeployedToken[]
+}
+
+/** Opening balances handed out by the deployer, in natural units. */
+export const seedBalances = {
+  nativeEther: '10000',
+  payerStockShares: 10_000_000n,
+  payerShareTokens: '1000000',
+  payerAsset: '1000000000',
+  walletStockShares: 10_000n,
+  walletShareTokens: '1000',
+  walletAsset: '1000000',
+} as const
+
+export type DeploySandboxChainParameters = {
+  spec: SandboxChainSpec
+  rpcUrl: string
+  roles: ChainRoleKeys
+  wallets: readonly SandboxKey[]
+  catalogue: readonly CatalogueStock[]
+}
+
+/**
+ * Deploys the service's contracts on a fresh chain, lists the catalogue's tokens, fills the payer's
+ * inventory, funds the test wallets and lets the settlement contracts draw on the payer.
+ *
+ * @example
+ * const deployment = await deploySandboxChain({ spec, rpcUrl, roles, wallets, catalogue })
+ * deployment.executorAddress
+ */
+export async function deploySandboxChain(parameters: DeploySandboxChainParameters): Promise<ChainDeployment> {
+  const { spec, rpcUrl, roles, wallets, catalogue } = parameters
+  const chain = sandboxChain(spec.chainId, spec.name, rpcUrl)
+  const transport = http(rpcUrl)
+  const publicClient = createPublicClient({ chain, transport })
+  const testClient = createTestClient({ chain, transport, mode: 'anvil' })
+  const sent: Hash[] = []
+
+  const everyone = [roles.deployer, roles.operator, roles.payer, roles.feeRecipient, ...wallets]
+  await Promise.all(
+    everyone.map((key) =>
+      testClient.setBalance({ address: key.address, value: parseEther(seedBalances.nativeEther) }),
+    ),
+  )
+
+  const deployer = walletFor(chain, transport, roles.deployer)
+  const payer = walletFor(chain, transport, roles.payer)
+  const deployerNonce = await publicClient.getTransactionCount({ address: roles.deployer.address })
+  let nextNonce = deployerNonce
+  // Addresses follow from the deployer's nonce, so transactions need not wait for each other.
+  const deploy = async (abi: Abi, bytecode: `0x${string}`, args: readonly unknown[]): Promise<Address> => {
+    const address = getContractAddress({ from: roles.deployer.address, nonce: BigInt(nextNonce++) })
+    sent.push(await deployer.deployContract({ abi, bytecode, args }))
+    return address
+  }
+
+  const managerAddress = await deploy(stockTokenManagerAbi, stockTokenManagerBytecode, [roles.deployer.address])
+  const settlementArgs = [roles.operator.address, roles.payer.address, roles.feeRecipient.address, roles.deployer.address]
+  const settlementAddress = await deploy(rfqSettlementAbi, rfqSettlementBytecode, settlementArgs)
+  const platformRouterAddress = spec.withPlatformRouter
+    ? await deploy(platformRouterAbi, platformRouterBytecode, settlementArgs)
+    : null
+
+  const assets: DeployedAsset[] = []
+  for (const asset of spec.assets) {
+    const address = await deploy(assetTokenAbi, assetTokenBytecode, [
+      asset.name,
+      asset.symbol,
+      asset.decimals,
+      asset.zeroAllowanceFirst,
+      roles.deployer.address,
+    ])
+    assets.push({ ...asset, address })
+  }
+
+  const tokens: DeployedToken[] = []
+  for (const stock of catalogue) {
+    const stockAddress = await deploy(stockTokenAbi, stockTokenBytecode, [stock.name, stock.ticker, managerAddress])
+    tokens.push(listedToken(stock, 'stock', stockAddress, null))
+    if (stock.hasShareToken) {
+      const ticker = shareTicker(stock.ticker)
+      const name = `${stock.name} (fractional)`
+      const address = await deploy(shareTokenAbi, shareTokenBytecode, [name, ticker, managerAddress, stockAddress])
+      tokens.push(listedToken(stock, 'share', address, stockAddress))
+    }
+  }
+
+  const holders = [roles.payer.address, ...wallets.map((wallet) => wallet.address)]
+  for (const token of tokens) {
+    const amounts =
+      token.kind === 'stock'
+        ? [seedBalances.payerStockShares, ...wallets.map(() => seedBalances.walletStockShares)]
+        : [
+            parseUnits(seedBalances.payerShareTokens, 18),
+            ...wallets.map(() => parseUnits(seedBalances.walletShareTokens, 18)),
+          ]
+    sent.push(
+      await deployer.writeContract({
+        address: managerAddress,
+        abi: stockTokenManagerAbi,
+        functionName: 'mintBatch',
+        args: [token.address, holders, amounts],
+      }),
+    )
+  }
+  for (const asset of assets) {
+    const mints: [Address, string][] = [
+      [roles.payer.address, seedBalances.payerAsset],
+      ...wallets.map((wallet): [Address, string] => [wallet.address, seedBalances.walletAsset]),
+    ]
+    for (const [to, amount] of mints) {
+      sent.push(
+        await deployer.writeContract({
+          address: asset.address,
+          abi: assetTokenAbi,
+          functionName: 'mint',
+          args: [to, parseUnits(amount, asset.decimals)],
+        }),
+      )
+    }
+  }
+
+  const executors = platformRouterAddress ? [settlementAddress, platformRouterAddress] : [settlementAddress]
+  for (const token of [...tokens, ...assets]) {
+    for (const spender of executors) {
+      sent.push(
+        await payer.writeContract({
+          address: token.address,
+          abi: assetTokenAbi,
+          functionName: 'approve',
+          args: [spender, maxUint256],
+        }),
+      )
+    }
+  }
+
+  await confirmAll(publicClient, sent)
+  const [defaultAsset] = assets
+  if (!defaultAsset) throw new Error(`chain ${spec.chainId} has no asset`)
+  return {
+    managerAddress,
+    settlementAddress,
+    platformRouterAddress,
+    executorAddress: platformRouterAddress ?? settlementAddress,
+    assets,
+    defaultAsset,
+    tokens,
+  }
+}
+
+/** A viem chain for a sandbox chain id and RPC URL. */
+export function sandboxChain(chainId: number, name: string, rpcUrl: string): Chain {
+  return defineChain({
+    id: chainId,
+    name,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  })
+}
+
+function listedToken(stock: CatalogueStock, kind: TokenKind, address: Address, underlying: Address | null) {
+  const ticker = kind === 'share' ? shareTicker(stock.ticker) : stock.ticker
+  return { ticker, exchange: stock.exchange, kind, address, decimals: tokenKinds[kind].decimals, underlying, stock }
+}
+
+function walletFor(chain: Chain, transport: Transport, key: SandboxKey) {
+  return createWalletClient({ account: privateKeyToAccount(key.privateKey, { nonceManager }), chain, transport })
+}
+
+/** Anvil mines each transaction as it arrives; fail loudly if any of them reverted. */
+async function confirmAll(client: PublicClient, hashes: readonly Hash[]) {
+  const receipts = await Promise.all(hashes.map((hash) => client.waitForTransactionReceipt({ hash, pollingInterval: 50 })))
+  const failed = receipts.filter((receipt) => receipt.status !== 'success')
+  if (failed.length > 0) {
+    throw new Error(`sandbox deployment: ${failed.length} transaction(s) reverted: ${failed.map((r) => r.transactionHash).join(', ')}`)
+  }
+}

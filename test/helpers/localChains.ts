@@ -1,0 +1,125 @@
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  type Hex,
+  http,
+  parseEther,
+  parseUnits,
+  createTestClient,
+  erc20Abi,
+  keccak256,
+  toHex,
+} from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { inject } from 'vitest'
+import { routerQuoteDomain, type SignedQuoteStruct } from '../../src/domain/routerQuote.js'
+import { assetTokenAbi, stockTokenManagerAbi } from '../../src/sandbox/contracts/artifacts/index.js'
+import { sandboxChain } from '../../src/sandbox/deploy.js'
+import type { LocalChain } from '../../src/sandbox/localChains.js'
+import { signRouterQuote } from '../../src/sandbox/signQuote.js'
+
+/** The chains started by test/setup/localChains.ts, shared by every test file. */
+export function localChains(): LocalChain[] {
+  return inject('localChains').chains
+}
+
+/** The chain with a platform router and a 6-decimal asset, and the one without, with 18. */
+export function chainWithRouter(): LocalChain {
+  return pick((chain) => chain.platformRouterAddress !== null)
+}
+export function chainWithoutRouter(): LocalChain {
+  return pick((chain) => chain.platformRouterAddress === null)
+}
+
+function pick(predicate: (chain: LocalChain) => boolean): LocalChain {
+  const chain = localChains().find(predicate)
+  if (!chain) throw new Error('test chains do not include the expected chain')
+  return chain
+}
+
+export function clientsFor(chain: LocalChain, privateKey: Hex) {
+  const viemChain = sandboxChain(chain.chainId, chain.name, chain.rpcUrl)
+  const transport = http(chain.rpcUrl)
+  const account = privateKeyToAccount(privateKey)
+  return {
+    account,
+    publicClient: createPublicClient({ chain: viemChain, transport }),
+    walletClient: createWalletClient({ account, chain: viemChain, transport }),
+    testClient: createTestClient({ chain: viemChain, transport, mode: 'anvil' }),
+  }
+}
+
+/**
+ * A new wallet of the test's own, so parallel test files never share nonces or balances: gas money,
+ * `asset` of the default asset (natural units) and `shares` of each named token, minted for real
+ * by the deployer (impersonated, so anvil assigns its nonce atomically).
+ */
+export async function freshWallet(
+  chain: LocalChain,
+  funding: { asset?: string; tokens?: Record<string, bigint> } = {},
+) {
+  const privateKey = generatePrivateKey()
+  const clients = clientsFor(chain, privateKey)
+  const { testClient, publicClient, account } = clients
+  await testClient.setBalance({ address: account.address, value: parseEther('100') })
+  const impersonated = await deployerClient(chain)
+  const hashes: Hex[] = []
+  if (funding.asset) {
+    hashes.push(
+      await impersonated.writeContract({
+        address: chain.defaultAsset.address,
+        abi: assetTokenAbi,
+        functionName: 'mint',
+        args: [account.address, parseUnits(funding.asset, chain.defaultAsset.decimals)],
+      }),
+    )
+  }
+  for (const [ticker, amount] of Object.entries(funding.tokens ?? {})) {
+    hashes.push(
+      await impersonated.writeContract({
+        address: chain.managerAddress,
+        abi: stockTokenManagerAbi,
+        functionName: 'mint',
+        args: [tokenOf(chain, ticker), account.address, amount],
+      }),
+    )
+  }
+  for (const hash of hashes) await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+  return { privateKey, ...clients }
+}
+
+/**
+ * The chain's deployer (admin of the manager and minter), impersonated: anvil assigns its nonces
+ * on arrival, so parallel test files can use it without colliding.
+ */
+export async function deployerClient(chain: LocalChain) {
+  const { testClient, publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+  const deployer = chain.roles.deployer.address
+  await testClient.impersonateAccount({ address: deployer })
+  return createWalletClient({ account: deployer, chain: publicClient.chain, transport: http(chain.rpcUrl) })
+}
+
+export function tokenOf(chain: LocalChain, ticker: string): Address {
+  const token = chain.tokens.find((t) => t.ticker === ticker)
+  if (!token) throw new Error(`no token ${ticker} on chain ${chain.chainId}`)
+  return token.address
+}
+
+let quoteCounter = 0
+/** A fresh bytes32 quote id. */
+export function newQuoteId(): Hex {
+  quoteCounter += 1
+  return keccak256(toHex(`test-quote/${process.pid}/${Date.now()}/${quoteCounter}/${Math.random()}`))
+}
+
+/** Signs a quote for the chain's executor with the chain's operator key (or another key). */
+export function signForChain(chain: LocalChain, quote: SignedQuoteStruct, operatorKey: Hex = chain.roles.operator.privateKey) {
+  return signRouterQuote({ domain: routerQuoteDomain(chain), quote, operatorKey })
+}
+
+export async function balanceOf(chain: LocalChain, token: Address, owner: Address): Promise<bigint> {
+  const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+  return publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })
+}
+
