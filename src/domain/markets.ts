@@ -7,7 +7,10 @@ export const marketCodes = { 0: 'usex', 1: 'hkex', 3: 'krex' } as const satisfie
 export type MarketCode = (typeof marketCodes)[ExchangeCode]
 
 /** Exchange names shown in token lists (`USEX` is the one the reference shows). */
-export const exchangeNames = { 0: 'USEX', 1: 'HKEX', 3: 'KREX' } as const satisfies Record<ExchangeCode, string>
+export const exchangeNames = { 0: 'USEX', 1: 'HKEX', 3: 'KREX' } as const satisfies Record<
+  ExchangeCode,
+  string
+>
 
 export function isExchangeCode(value: number): value is ExchangeCode {
   return value === 0 || value === 1 || value === 3

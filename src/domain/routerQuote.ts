@@ -56,6 +56,11 @@ export function routerQuoteDomain(parameters: {
 }): RouterQuoteDomain {
   const { chainId, settlementAddress, platformRouterAddress } = parameters
   return platformRouterAddress
-    ? { name: executorDomainNames.platformRouter, version: '1', chainId, verifyingContract: platformRouterAddress }
+    ? {
+        name: executorDomainNames.platformRouter,
+        version: '1',
+        chainId,
+        verifyingContract: platformRouterAddress,
+      }
     : { name: executorDomainNames.settlement, version: '1', chainId, verifyingContract: settlementAddress }
 }

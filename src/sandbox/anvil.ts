@@ -45,7 +45,16 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Anvi
   const { chainId, port = 0, blockTime, startTimeoutMs = 15_000, signal } = parameters
   signal?.throwIfAborted()
   installExitHooks()
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--accounts', '1']
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--chain-id',
+    String(chainId),
+    '--accounts',
+    '1',
+  ]
   if (blockTime !== undefined) args.push('--block-time', String(blockTime))
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
   running.add(child)
@@ -81,7 +90,10 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Anvi
 function waitForListening(child: ChildProcess, timeoutMs: number, signal?: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
     let output = ''
-    const timer = setTimeout(() => fail(new AnvilStartError(`anvil did not start within ${timeoutMs} ms`)), timeoutMs)
+    const timer = setTimeout(
+      () => fail(new AnvilStartError(`anvil did not start within ${timeoutMs} ms`)),
+      timeoutMs,
+    )
     const onAbort = () => fail(signal?.reason ?? new Error('aborted'))
     signal?.addEventListener('abort', onAbort, { once: true })
     const onData = (chunk: Buffer) => {

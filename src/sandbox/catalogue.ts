@@ -47,5 +47,15 @@ function stock(
   hasShareToken: boolean,
   totalShares: number,
 ): CatalogueStock {
-  return { ticker, exchange, name, stockCode, lotSize, spreadTableCode, referencePrice, hasShareToken, totalShares }
+  return {
+    ticker,
+    exchange,
+    name,
+    stockCode,
+    lotSize,
+    spreadTableCode,
+    referencePrice,
+    hasShareToken,
+    totalShares,
+  }
 }

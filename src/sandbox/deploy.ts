@@ -10,14 +10,14 @@ import {
   type Hash,
   http,
   maxUint256,
+  type PublicClient,
   parseEther,
   parseUnits,
-  type PublicClient,
   type Transport,
 } from 'viem'
 import { nonceManager, privateKeyToAccount } from 'viem/accounts'
 import type { ExchangeCode } from '../domain/markets.js'
-import { shareTicker, tokenKinds, type TokenKind } from '../domain/markets.js'
+import { shareTicker, type TokenKind, tokenKinds } from '../domain/markets.js'
 import type { CatalogueStock } from './catalogue.js'
 import type { SandboxChainSpec } from './chainSpecs.js'
 import {
@@ -120,8 +120,15 @@ export async function deploySandboxChain(parameters: DeploySandboxChainParameter
     return address
   }
 
-  const managerAddress = await deploy(stockTokenManagerAbi, stockTokenManagerBytecode, [roles.deployer.address])
-  const settlementArgs = [roles.operator.address, roles.payer.address, roles.feeRecipient.address, roles.deployer.address]
+  const managerAddress = await deploy(stockTokenManagerAbi, stockTokenManagerBytecode, [
+    roles.deployer.address,
+  ])
+  const settlementArgs = [
+    roles.operator.address,
+    roles.payer.address,
+    roles.feeRecipient.address,
+    roles.deployer.address,
+  ]
   const settlementAddress = await deploy(rfqSettlementAbi, rfqSettlementBytecode, settlementArgs)
   const platformRouterAddress = spec.withPlatformRouter
     ? await deploy(platformRouterAbi, platformRouterBytecode, settlementArgs)
@@ -141,12 +148,21 @@ export async function deploySandboxChain(parameters: DeploySandboxChainParameter
 
   const tokens: DeployedToken[] = []
   for (const stock of catalogue) {
-    const stockAddress = await deploy(stockTokenAbi, stockTokenBytecode, [stock.name, stock.ticker, managerAddress])
+    const stockAddress = await deploy(stockTokenAbi, stockTokenBytecode, [
+      stock.name,
+      stock.ticker,
+      managerAddress,
+    ])
     tokens.push(listedToken(stock, 'stock', stockAddress, null))
     if (stock.hasShareToken) {
       const ticker = shareTicker(stock.ticker)
       const name = `${stock.name} (fractional)`
-      const address = await deploy(shareTokenAbi, shareTokenBytecode, [name, ticker, managerAddress, stockAddress])
+      const address = await deploy(shareTokenAbi, shareTokenBytecode, [
+        name,
+        ticker,
+        managerAddress,
+        stockAddress,
+      ])
       tokens.push(listedToken(stock, 'share', address, stockAddress))
     }
   }
@@ -226,18 +242,34 @@ export function sandboxChain(chainId: number, name: string, rpcUrl: string): Cha
 
 function listedToken(stock: CatalogueStock, kind: TokenKind, address: Address, underlying: Address | null) {
   const ticker = kind === 'share' ? shareTicker(stock.ticker) : stock.ticker
-  return { ticker, exchange: stock.exchange, kind, address, decimals: tokenKinds[kind].decimals, underlying, stock }
+  return {
+    ticker,
+    exchange: stock.exchange,
+    kind,
+    address,
+    decimals: tokenKinds[kind].decimals,
+    underlying,
+    stock,
+  }
 }
 
 function walletFor(chain: Chain, transport: Transport, key: SandboxKey) {
-  return createWalletClient({ account: privateKeyToAccount(key.privateKey, { nonceManager }), chain, transport })
+  return createWalletClient({
+    account: privateKeyToAccount(key.privateKey, { nonceManager }),
+    chain,
+    transport,
+  })
 }
 
 /** Anvil mines each transaction as it arrives; fail loudly if any of them reverted. */
 async function confirmAll(client: PublicClient, hashes: readonly Hash[]) {
-  const receipts = await Promise.all(hashes.map((hash) => client.waitForTransactionReceipt({ hash, pollingInterval: 50 })))
+  const receipts = await Promise.all(
+    hashes.map((hash) => client.waitForTransactionReceipt({ hash, pollingInterval: 50 })),
+  )
   const failed = receipts.filter((receipt) => receipt.status !== 'success')
   if (failed.length > 0) {
-    throw new Error(`sandbox deployment: ${failed.length} transaction(s) reverted: ${failed.map((r) => r.transactionHash).join(', ')}`)
+    throw new Error(
+      `sandbox deployment: ${failed.length} transaction(s) reverted: ${failed.map((r) => r.transactionHash).join(', ')}`,
+    )
   }
 }

@@ -1,7 +1,7 @@
 import type { Address } from 'viem'
+import { type AnvilInstance, startAnvil } from './anvil.js'
 import { type CatalogueStock, sandboxCatalogue } from './catalogue.js'
 import { defaultChainSpecs, type SandboxChainSpec } from './chainSpecs.js'
-import { type AnvilInstance, startAnvil } from './anvil.js'
 import { type ChainDeployment, deploySandboxChain } from './deploy.js'
 import { type ChainRoleKeys, chainRoleKeys, defaultKeySeed, type SandboxKey, testWalletKeys } from './keys.js'
 
@@ -91,7 +91,8 @@ export async function startLocalChains(parameters: StartLocalChainsParameters = 
 function assertDistinctChainIds(specs: readonly SandboxChainSpec[]) {
   const seen = new Set<number>()
   for (const spec of specs) {
-    if (seen.has(spec.chainId)) throw new Error(`sandbox chain id ${spec.chainId} is listed twice; chain ids must differ`)
+    if (seen.has(spec.chainId))
+      throw new Error(`sandbox chain id ${spec.chainId} is listed twice; chain ids must differ`)
     seen.add(spec.chainId)
   }
   if (specs.length === 0) throw new Error('no sandbox chain to start: give at least one chain spec')

@@ -15,5 +15,11 @@ export function signRouterQuote(parameters: {
   operatorKey: Hex
 }): Promise<Hex> {
   const { domain, quote, operatorKey } = parameters
-  return signTypedData({ privateKey: operatorKey, domain, types: routerQuoteTypes, primaryType: 'Quote', message: quote })
+  return signTypedData({
+    privateKey: operatorKey,
+    domain,
+    types: routerQuoteTypes,
+    primaryType: 'Quote',
+    message: quote,
+  })
 }

@@ -1,14 +1,14 @@
 import {
   type Address,
   createPublicClient,
+  createTestClient,
   createWalletClient,
+  erc20Abi,
   type Hex,
   http,
+  keccak256,
   parseEther,
   parseUnits,
-  createTestClient,
-  erc20Abi,
-  keccak256,
   toHex,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -97,7 +97,29 @@ export async function deployerClient(chain: LocalChain) {
   const { testClient, publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
   const deployer = chain.roles.deployer.address
   await testClient.impersonateAccount({ address: deployer })
-  return createWalletClient({ account: deployer, chain: publicClient.chain, transport: http(chain.rpcUrl) })
+  const client = createWalletClient({
+    account: deployer,
+    chain: publicClient.chain,
+    transport: http(chain.rpcUrl),
+  })
+  // Parallel files race for the deployer's next nonce inside anvil; the loser just sends again.
+  return client.extend((base) => ({
+    writeContract: ((parameters) =>
+      retryOnNonceRace(() => base.writeContract(parameters))) as typeof base.writeContract,
+    deployContract: ((parameters) =>
+      retryOnNonceRace(() => base.deployContract(parameters))) as typeof base.deployContract,
+  }))
+}
+
+async function retryOnNonceRace<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send()
+    } catch (error) {
+      if (attempt >= 8 || !/nonce too low|nonce has already been used/i.test(String(error))) throw error
+      await new Promise((resolve) => setTimeout(resolve, 10 * attempt))
+    }
+  }
 }
 
 export function tokenOf(chain: LocalChain, ticker: string): Address {
@@ -114,12 +136,20 @@ export function newQuoteId(): Hex {
 }
 
 /** Signs a quote for the chain's executor with the chain's operator key (or another key). */
-export function signForChain(chain: LocalChain, quote: SignedQuoteStruct, operatorKey: Hex = chain.roles.operator.privateKey) {
+export function signForChain(
+  chain: LocalChain,
+  quote: SignedQuoteStruct,
+  operatorKey: Hex = chain.roles.operator.privateKey,
+) {
   return signRouterQuote({ domain: routerQuoteDomain(chain), quote, operatorKey })
 }
 
 export async function balanceOf(chain: LocalChain, token: Address, owner: Address): Promise<bigint> {
   const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
-  return publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [owner] })
+  return publicClient.readContract({
+    address: token,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  })
 }
-

@@ -9,6 +9,8 @@ export async function expectRevert(action: Promise<unknown>, errorName: string):
   )
   expect(error, `expected a revert with ${errorName}, but the call succeeded`).toBeInstanceOf(BaseError)
   const reverted = (error as BaseError).walk((e) => e instanceof ContractFunctionRevertedError)
-  expect(reverted, `expected a decoded revert, got: ${String(error)}`).toBeInstanceOf(ContractFunctionRevertedError)
+  expect(reverted, `expected a decoded revert, got: ${String(error)}`).toBeInstanceOf(
+    ContractFunctionRevertedError,
+  )
   expect((reverted as ContractFunctionRevertedError).data?.errorName).toBe(errorName)
 }

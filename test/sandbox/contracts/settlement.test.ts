@@ -52,11 +52,14 @@ async function simulateExecute(chain: LocalChain, wallet: Wallet, quote: SignedQ
   })
 }
 
-async function snapshot(chain: LocalChain, token: Address, owners: Record<string, Address>) {
+async function snapshot<K extends string>(chain: LocalChain, token: Address, owners: Record<K, Address>) {
   const entries = await Promise.all(
-    Object.entries(owners).map(async ([name, owner]) => [name, await balanceOf(chain, token, owner)] as const),
+    (Object.entries(owners) as [K, Address][]).map(async ([name, owner]) => [
+      name,
+      await balanceOf(chain, token, owner),
+    ]),
   )
-  return Object.fromEntries(entries) as Record<string, bigint>
+  return Object.fromEntries(entries) as Record<K, bigint>
 }
 
 describe.each([
@@ -81,7 +84,11 @@ describe.each([
     }
     const signature = await signForChain(chain, quote)
     await approve(wallet, asset.address, chain.executorAddress, quote.amountIn)
-    const owners = { taker: wallet.account.address, payer: chain.payerAddress, fee: chain.roles.feeRecipient.address }
+    const owners = {
+      taker: wallet.account.address,
+      payer: chain.payerAddress,
+      fee: chain.roles.feeRecipient.address,
+    }
     const assetBefore = await snapshot(chain, asset.address, owners)
     const stockBefore = await snapshot(chain, aapl, owners)
 
@@ -90,11 +97,11 @@ describe.each([
     expect(receipt.status).toBe('success')
     const assetAfter = await snapshot(chain, asset.address, owners)
     const stockAfter = await snapshot(chain, aapl, owners)
-    expect(assetBefore.taker - (assetAfter.taker ?? 0n)).toBe(quote.amountIn)
-    expect((assetAfter.payer ?? 0n) - (assetBefore.payer ?? 0n)).toBe(quote.amountIn - quote.feeAmount)
-    expect((assetAfter.fee ?? 0n) - (assetBefore.fee ?? 0n)).toBe(quote.feeAmount)
-    expect((stockAfter.taker ?? 0n) - (stockBefore.taker ?? 0n)).toBe(3n)
-    expect((stockBefore.payer ?? 0n) - (stockAfter.payer ?? 0n)).toBe(3n)
+    expect(assetBefore.taker - assetAfter.taker).toBe(quote.amountIn)
+    expect(assetAfter.payer - assetBefore.payer).toBe(quote.amountIn - quote.feeAmount)
+    expect(assetAfter.fee - assetBefore.fee).toBe(quote.feeAmount)
+    expect(stockAfter.taker - stockBefore.taker).toBe(3n)
+    expect(stockBefore.payer - stockAfter.payer).toBe(3n)
     const [event] = parseEventLogs({ abi: rfqSettlementAbi, logs: receipt.logs, eventName: 'QuoteExecuted' })
     expect(event?.args).toEqual({
       quoteId: quote.quoteId,
@@ -123,7 +130,11 @@ describe.each([
     }
     const signature = await signForChain(chain, quote)
     await approve(wallet, tsla, chain.executorAddress, 2n)
-    const owners = { taker: wallet.account.address, payer: chain.payerAddress, fee: chain.roles.feeRecipient.address }
+    const owners = {
+      taker: wallet.account.address,
+      payer: chain.payerAddress,
+      fee: chain.roles.feeRecipient.address,
+    }
     const assetBefore = await snapshot(chain, asset.address, owners)
 
     const receipt = await execute(chain, wallet, quote, signature)
@@ -131,9 +142,9 @@ describe.each([
     expect(receipt.status).toBe('success')
     const assetAfter = await snapshot(chain, asset.address, owners)
     expect(await balanceOf(chain, tsla, wallet.account.address)).toBe(3n)
-    expect((assetAfter.taker ?? 0n) - (assetBefore.taker ?? 0n)).toBe(quote.amountOut)
-    expect((assetBefore.payer ?? 0n) - (assetAfter.payer ?? 0n)).toBe(quote.amountOut + quote.feeAmount)
-    expect((assetAfter.fee ?? 0n) - (assetBefore.fee ?? 0n)).toBe(quote.feeAmount)
+    expect(assetAfter.taker - assetBefore.taker).toBe(quote.amountOut)
+    expect(assetBefore.payer - assetAfter.payer).toBe(quote.amountOut + quote.feeAmount)
+    expect(assetAfter.fee - assetBefore.fee).toBe(quote.feeAmount)
   })
 
   it('settles a fractional ShareToken buy in 18-decimal units', async () => {
@@ -154,7 +165,9 @@ describe.each([
     await execute(chain, wallet, quote, await signForChain(chain, quote))
 
     expect(await balanceOf(chain, aapls, wallet.account.address)).toBe(250_000_000_000_000_000n)
-    expect(await balanceOf(chain, asset.address, wallet.account.address)).toBe(parseUnits('43.07', asset.decimals))
+    expect(await balanceOf(chain, asset.address, wallet.account.address)).toBe(
+      parseUnits('43.07', asset.decimals),
+    )
   })
 
   describe('rejections', () => {
@@ -176,7 +189,10 @@ describe.each([
     it('reverts an expired quote with QuoteExpired', async () => {
       const wallet = await freshWallet(chain, { asset: '1000' })
       const quote = { ...(await validBuy(wallet)), expiresAt: (await latestTimestamp(wallet)) - 1n }
-      await expectRevert(simulateExecute(chain, wallet, quote, await signForChain(chain, quote)), 'QuoteExpired')
+      await expectRevert(
+        simulateExecute(chain, wallet, quote, await signForChain(chain, quote)),
+        'QuoteExpired',
+      )
     })
 
     it('reverts a reused quote id with QuoteAlreadyUsed', async () => {
@@ -205,8 +221,13 @@ describe.each([
     it('sends nothing on a revert: the taker keeps its asset', async () => {
       const wallet = await freshWallet(chain, { asset: '1000' })
       const quote = { ...(await validBuy(wallet)), expiresAt: 1n }
-      await expectRevert(simulateExecute(chain, wallet, quote, await signForChain(chain, quote)), 'QuoteExpired')
-      expect(await balanceOf(chain, asset.address, wallet.account.address)).toBe(parseUnits('1000', asset.decimals))
+      await expectRevert(
+        simulateExecute(chain, wallet, quote, await signForChain(chain, quote)),
+        'QuoteExpired',
+      )
+      expect(await balanceOf(chain, asset.address, wallet.account.address)).toBe(
+        parseUnits('1000', asset.decimals),
+      )
     })
   })
 })

@@ -1,0 +1,55 @@
+import type { Command } from 'commander'
+import { describeLocalChains } from '../../sandbox/describe.js'
+import { startLocalChains } from '../../sandbox/localChains.js'
+import { waitForShutdownSignal } from '../shutdown.js'
+
+/** `stockroute local-chains`: the sandbox's anvil chains alone, deployed and funded, until Ctrl-C. */
+export function registerLocalChainsCommand(program: Command) {
+  program
+    .command('local-chains')
+    .description('start the local anvil chains with the service contracts deployed and funded, until Ctrl-C')
+    .option('--json', 'print one JSON description on stdout once ready (progress goes to stderr)')
+    .action(async (options: { json?: boolean }) => {
+      const started = Date.now()
+      const progress = (line: string) => process.stderr.write(`${line}\n`)
+      progress('starting local chains…')
+      const local = await startLocalChains({
+        onChainReady: (chain) =>
+          progress(`  chain ${chain.chainId} (${chain.name}) ready at ${chain.rpcUrl}`),
+      })
+      const description = describeLocalChains(local)
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(description)}\n`)
+      } else {
+        printHuman(description, Date.now() - started)
+      }
+      await waitForShutdownSignal()
+      progress('stopping local chains…')
+      await local.stop()
+    })
+}
+
+function printHuman(description: ReturnType<typeof describeLocalChains>, elapsedMs: number) {
+  const lines = [`local chains ready in ${(elapsedMs / 1000).toFixed(1)} s`]
+  for (const chain of description.chains) {
+    lines.push(
+      '',
+      `chain ${chain.chainId}  ${chain.name}  ${chain.rpcUrl}`,
+      `  executor     ${chain.executorAddress} (${chain.platformRouterAddress ? 'PlatformRouter' : 'RFQSettlement'})`,
+      `  settlement   ${chain.settlementAddress}`,
+      `  router       ${chain.platformRouterAddress ?? '(none on this chain)'}`,
+      `  manager      ${chain.managerAddress}`,
+      `  operator     ${chain.operatorAddress}`,
+      `  payer        ${chain.payerAddress}`,
+      ...chain.assets.map(
+        (asset) =>
+          `  asset ${asset.symbol.padEnd(6)} ${asset.address} (${asset.decimals} decimals${asset.symbol === chain.defaultAsset ? ', default' : ''})`,
+      ),
+      `  tokens       ${chain.tokens.map((token) => token.ticker).join(' ')}`,
+    )
+  }
+  lines.push('', 'funded test wallets (the same on every chain; sandbox keys, worthless elsewhere):')
+  for (const wallet of description.wallets) lines.push(`  ${wallet.address}  key ${wallet.privateKey}`)
+  lines.push('', 'press Ctrl-C to stop')
+  process.stdout.write(`${lines.join('\n')}\n`)
+}

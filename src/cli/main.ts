@@ -1,0 +1,21 @@
+import { Command } from 'commander'
+import { registerLocalChainsCommand } from './commands/localChains.js'
+
+/** Builds the `stockroute` command line; each command is a thin layer over the library. */
+export function buildProgram(): Command {
+  const program = new Command()
+  program
+    .name('stockroute')
+    .description('Execution bot for tokenized stocks, with a local sandbox of the service')
+  registerLocalChainsCommand(program)
+  return program
+}
+
+export async function main(argv: readonly string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync([...argv])
+  } catch (error) {
+    process.stderr.write(`stockroute: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exitCode = 1
+  }
+}

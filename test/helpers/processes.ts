@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+export const repoRoot = join(import.meta.dirname, '..', '..')
+
+/** True when `pid` names a live process (a zombie counts as gone). */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+  } catch {
+    return false
+  }
+}
+
+/** PIDs of anvil processes whose parent is `parentPid`. */
+export function anvilChildrenOf(parentPid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+        return command === 'anvil' && Number(fields[1]) === parentPid ? [Number(entry)] : []
+      } catch {
+        return []
+      }
+    })
+}
+
+/** PIDs of live anvil processes started with `--chain-id <chainId>`. */
+export function anvilsWithChainId(chainId: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
+        const at = args.indexOf('--chain-id')
+        return args[0]?.endsWith('anvil') === true && at >= 0 && args[at + 1] === String(chainId)
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+    .filter(isAlive)
+}
+
+/** Runs the stockroute CLI (or a tsx script) as a child process with piped output. */
+export function spawnNode(args: readonly string[]): ChildProcess {
+  return spawn(process.execPath, [...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** Resolves with the first stdout line, or rejects when the process exits first. */
+export function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffer = ''
+    let stderr = ''
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString()
+      const newline = buffer.indexOf('\n')
+      if (newline >= 0) resolve(buffer.slice(0, newline))
+    })
+    child.once('exit', (code) => reject(new Error(`exited with ${code} before printing a line:\n${stderr}`)))
+  })
+}
+
+export function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode })
+  }
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+}
