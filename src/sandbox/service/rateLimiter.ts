@@ -1,0 +1,26 @@
+/**
+ * A token bucket per identity (API key, or wallet for JWT calls): `rate` requests per second
+ * sustained, bursts up to `burst`. `take` answers how long to wait when the bucket is empty.
+ */
+export type RateLimiter = {
+  /** 0 when the request may proceed, else the milliseconds until one would be allowed. */
+  take: (identity: string, rate: number, nowMs: number) => number
+}
+
+export function createRateLimiter(burstFactor = 2): RateLimiter {
+  const buckets = new Map<string, { tokens: number; updatedMs: number }>()
+  return {
+    take(identity, rate, nowMs) {
+      const burst = Math.max(1, rate * burstFactor)
+      const bucket = buckets.get(identity) ?? { tokens: burst, updatedMs: nowMs }
+      bucket.tokens = Math.min(burst, bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * rate)
+      bucket.updatedMs = nowMs
+      buckets.set(identity, bucket)
+      if (bucket.tokens >= 1) {
+        bucket.tokens -= 1
+        return 0
+      }
+      return Math.ceil(((1 - bucket.tokens) / rate) * 1000)
+    },
+  }
+}

@@ -1,0 +1,12 @@
+// PLACEHOLDER (scaffolding, to be replaced by the real endpoint before commit)
+import { httpError } from '../errors.js'
+import type { Route } from '../route.js'
+
+export const marketQuotesRoute: Route = {
+  method: 'GET',
+  path: '/market/v1/tickers/quotes',
+  auth: 'institution',
+  handle: () => {
+    throw httpError(501, 'Not implemented', '/market/v1/tickers/quotes')
+  },
+}

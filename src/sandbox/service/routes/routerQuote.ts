@@ -1,0 +1,12 @@
+// PLACEHOLDER (scaffolding, to be replaced by the real endpoint before commit)
+import { httpError } from '../errors.js'
+import type { Route } from '../route.js'
+
+export const routerQuoteRoute: Route = {
+  method: 'GET',
+  path: '/api/v1/router/quote',
+  auth: 'institution',
+  handle: () => {
+    throw httpError(501, 'Not implemented', '/api/v1/router/quote')
+  },
+}
