@@ -28,7 +28,10 @@ export function queryObject(request: SandboxRequest): Record<string, string> {
 }
 
 /** Validates the query with a zod schema; the first problem becomes a 400 naming the parameter. */
-export function parseQuery<Schema extends z.ZodType>(request: SandboxRequest, schema: Schema): z.output<Schema> {
+export function parseQuery<Schema extends z.ZodType>(
+  request: SandboxRequest,
+  schema: Schema,
+): z.output<Schema> {
   const parsed = schema.safeParse(queryObject(request))
   if (parsed.success) return parsed.data
   throw badRequest(describeIssues(parsed.error))
@@ -42,11 +45,17 @@ export function describeIssues(error: z.ZodError): string {
 
 const maxSafeDigits = 15
 
+/** A string parameter; a missing one is reported as "is required". */
+export function stringParam() {
+  return z.string({
+    error: (issue) => (issue.input === undefined ? 'is required' : 'must be a single text value'),
+  })
+}
+
 /** An integer query parameter (decimal digits, optional minus), within bounds. */
 export function intParam(options: { min?: number; max?: number } = {}) {
   const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = options
-  return z
-    .string()
+  return stringParam()
     .regex(/^-?\d+$/, 'must be an integer')
     .refine((text) => text.replace('-', '').length <= maxSafeDigits, 'is too large')
     .transform(Number)
@@ -54,16 +63,22 @@ export function intParam(options: { min?: number; max?: number } = {}) {
 }
 
 /** `true` or `false`, nothing else. */
-export const boolParam = z.enum(['true', 'false'], 'must be true or false').transform((text) => text === 'true')
+export const boolParam = z
+  .enum(['true', 'false'], {
+    error: (issue) => (issue.input === undefined ? 'is required' : 'must be true or false'),
+  })
+  .transform((text) => text === 'true')
 
 /** A 0x address, checksummed or lowercase; returned lowercase for comparisons. */
-export const addressParam = z
-  .string()
+export const addressParam = stringParam()
   .refine((text) => isAddress(text, { strict: false }), 'must be a 0x address of 40 hex digits')
   .transform((text) => text.toLowerCase() as `0x${string}`)
 
 /** A non-negative decimal number as text (no exponent), kept as text. */
-export const decimalParam = z.string().regex(/^\d{1,60}(\.\d{1,30})?$/, 'must be a non-negative decimal number')
+export const decimalParam = stringParam().regex(
+  /^\d{1,60}(\.\d{1,30})?$/,
+  'must be a non-negative decimal number',
+)
 
 /** A comma-separated list of non-empty items. */
 export function listParam<Item extends z.ZodType<unknown, string>>(item: Item, maxItems = 100) {
