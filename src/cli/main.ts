@@ -1,5 +1,7 @@
 import { Command } from 'commander'
+import { registerConfigCommand } from './commands/config.js'
 import { registerLocalChainsCommand } from './commands/localChains.js'
+import { registerSandboxCommand } from './commands/sandbox.js'
 
 /** Builds the `stockroute` command line; each command is a thin layer over the library. */
 export function buildProgram(): Command {
@@ -7,7 +9,9 @@ export function buildProgram(): Command {
   program
     .name('stockroute')
     .description('Execution bot for tokenized stocks, with a local sandbox of the service')
+  registerSandboxCommand(program)
   registerLocalChainsCommand(program)
+  registerConfigCommand(program)
   return program
 }
 

@@ -1,4 +1,5 @@
 import type { LocalChains } from './localChains.js'
+import type { SandboxService } from './service/startSandboxService.js'
 
 /**
  * A JSON-safe description of running local chains: everything a client or a test needs to talk to
@@ -33,3 +34,18 @@ export function describeLocalChains(local: Pick<LocalChains, 'chains' | 'wallets
 }
 
 export type LocalChainsDescription = ReturnType<typeof describeLocalChains>
+
+/** The running sandbox as one JSON object: the service's base URL and credentials, and its chains. */
+export function describeSandbox(
+  local: Pick<LocalChains, 'chains' | 'wallets'>,
+  service: Pick<SandboxService, 'url' | 'credential'>,
+) {
+  return {
+    baseUrl: service.url,
+    apiKey: service.credential.apiKey,
+    apiSecret: service.credential.apiSecret,
+    ...describeLocalChains(local),
+  }
+}
+
+export type SandboxDescription = ReturnType<typeof describeSandbox>

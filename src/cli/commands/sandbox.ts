@@ -1,0 +1,71 @@
+import type { Command } from 'commander'
+import { describeSandbox, type SandboxDescription } from '../../sandbox/describe.js'
+import { startSandbox } from '../../sandbox/startSandbox.js'
+import { writeSandboxConfig } from '../../sandbox/writeSandboxConfig.js'
+import { parsePort } from '../options.js'
+import { waitForShutdownSignal } from '../shutdown.js'
+
+/** `stockroute sandbox`: the local service and its chains, until Ctrl-C. */
+export function registerSandboxCommand(program: Command) {
+  program
+    .command('sandbox')
+    .description(
+      'run the local sandbox of the service (HTTP API + anvil chains with its contracts) until Ctrl-C',
+    )
+    .option('--port <port>', 'port of the HTTP service on 127.0.0.1 (default: a free one)', parsePort)
+    .option('--json', 'print one JSON description on stdout once ready (progress goes to stderr)')
+    .option(
+      '--write-config <dir>',
+      'write DIR/stockroute.json and DIR/.env pointing stockroute at this sandbox',
+    )
+    .action(async (options: { port?: number; json?: boolean; writeConfig?: string }) => {
+      const progress = (line: string) => process.stderr.write(`${line}\n`)
+      const started = Date.now()
+      progress('starting the sandbox: local chains…')
+      const sandbox = await startSandbox({
+        chains: {
+          onChainReady: (chain) =>
+            progress(`  chain ${chain.chainId} (${chain.name}) ready at ${chain.rpcUrl}`),
+        },
+        service: {
+          ...(options.port === undefined ? {} : { port: options.port }),
+          logger: { error: (m, e) => progress(`${m}: ${String(e)}`) },
+        },
+      })
+      const description = describeSandbox(sandbox.local, sandbox.service)
+      const configPath = options.writeConfig ? writeSandboxConfig(options.writeConfig, description) : null
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ ...description, configPath })}\n`)
+      } else {
+        printHuman(description, configPath, Date.now() - started)
+      }
+      const signal = await waitForShutdownSignal()
+      progress(`${signal}: stopping the sandbox…`)
+      await sandbox.stop()
+      progress('sandbox stopped')
+    })
+}
+
+function printHuman(description: SandboxDescription, configPath: string | null, elapsedMs: number) {
+  const lines = [
+    `sandbox ready in ${(elapsedMs / 1000).toFixed(1)} s`,
+    '',
+    `service   ${description.baseUrl}`,
+    `api key   ${description.apiKey}`,
+    `secret    ${description.apiSecret}`,
+  ]
+  for (const chain of description.chains) {
+    lines.push(
+      '',
+      `chain ${chain.chainId}  ${chain.name}  ${chain.rpcUrl}`,
+      `  executor  ${chain.executorAddress} (${chain.platformRouterAddress ? 'PlatformRouter' : 'RFQSettlement'})`,
+      `  operator  ${chain.operatorAddress}   payer ${chain.payerAddress}`,
+      `  assets    ${chain.assets.map((a) => `${a.symbol} ${a.address} (${a.decimals} dec)`).join(', ')}; default ${chain.defaultAsset}`,
+    )
+  }
+  lines.push('', 'funded test wallets (same on every chain; sandbox keys, worthless elsewhere):')
+  for (const wallet of description.wallets) lines.push(`  ${wallet.address}  key ${wallet.privateKey}`)
+  if (configPath) lines.push('', `config written: ${configPath} (and .env beside it)`)
+  lines.push('', 'press Ctrl-C to stop')
+  process.stdout.write(`${lines.join('\n')}\n`)
+}

@@ -1,0 +1,9 @@
+import { InvalidArgumentError } from 'commander'
+
+/** Commander parser for a TCP port option. */
+export function parsePort(text: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65_535) {
+    throw new InvalidArgumentError('must be a port number from 0 to 65535')
+  }
+  return Number(text)
+}
