@@ -90,7 +90,6 @@ describe.each([
     expect(orders.body.data.total).toBe(1)
     const [order] = orders.body.data.orders
     expect(order).toMatchObject({
-      maker: maker.toLowerCase() === order.maker ? order.maker : maker,
       is_buy: true,
       ticker: 'NVDA',
       exchange: 0,
