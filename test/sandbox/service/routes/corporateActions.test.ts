@@ -1,0 +1,525 @@
+import { type Address, erc20Abi, type Hex, parseEventLogs, parseUnits } from 'viem'
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { stockTokenAbi, stockTokenManagerAbi } from '../../../../src/sandbox/contracts/artifacts/index.js'
+import type { LocalChain } from '../../../../src/sandbox/localChains.js'
+import { onChainActionId } from '../../../../src/sandbox/service/ledger/ids.js'
+import { usdPerMarketCurrency } from '../../../../src/sandbox/service/quotes/quotePricing.js'
+import { balanceOf, clientsFor } from '../../../helpers/localChains.js'
+import { expectRevert } from '../../../helpers/reverts.js'
+import { apiCall } from '../../../helpers/sandboxService.js'
+import {
+  executeQuote,
+  listOwnStock,
+  simulateTransfer,
+  usePrivateChains,
+  type Wallet,
+  walletOn,
+} from '../ledger/ledgerFixtures.js'
+
+// Chains of this file's own: its many executions never disturb other files' platform-wide numbers.
+const privateChains = usePrivateChains({ chainIds: [41_837, 41_838] })
+const service = () => privateChains().service
+const chainA = () => privateChains().withRouter
+const chainB = () => privateChains().withoutRouter
+
+type RecordJson = Record<string, unknown> & {
+  id: string
+  maker: string
+  holding_qty: string
+  action_qty: string
+  compensation_qty: string | null
+  status: string
+  is_token_locked: boolean
+  processed_hash: Hex | null
+}
+type ActionJson = { id: string; status: string; processed_hash: Hex | null; records: RecordJson[] }
+
+function trigger(body: unknown) {
+  return apiCall<{ code: number; data: ActionJson; message?: string; details?: string }>(
+    service(),
+    '/sandbox/v1/corporate-actions',
+    { method: 'POST', body },
+  )
+}
+
+async function triggered(body: Record<string, unknown>): Promise<ActionJson> {
+  const reply = await trigger(body)
+  expect(reply.status, JSON.stringify(reply.body)).toBe(200)
+  return reply.body.data
+}
+
+function processAction(id: string) {
+  return apiCall<{ code: number; data: ActionJson; message?: string }>(
+    service(),
+    `/sandbox/v1/corporate-actions/${id}/process`,
+    { method: 'POST', body: '' },
+  )
+}
+
+async function processed(id: string): Promise<ActionJson> {
+  const reply = await processAction(id)
+  expect(reply.status, JSON.stringify(reply.body)).toBe(200)
+  return reply.body.data
+}
+
+function actionsOf(maker: Address, query: Record<string, string | number> = {}) {
+  return apiCall<{ code: number; data: { actions: RecordJson[]; total_count: number }; details?: string }>(
+    service(),
+    '/api/v1/maker/corporate-actions/actions',
+    { credential: service().credential, makerAddress: maker, query },
+  )
+}
+
+async function positionOf(maker: Address, chain: LocalChain, ticker: string) {
+  const reply = await apiCall(service(), '/api/v1/positions', {
+    credential: service().credential,
+    makerAddress: maker,
+    query: { chain_id: chain.chainId, ticker },
+  })
+  expect(reply.status).toBe(200)
+  return reply.body.data.positions[0] as Record<string, string> | undefined
+}
+
+function recordOf(action: ActionJson, maker: Address): RecordJson {
+  const record = action.records.find((r) => r.maker.toLowerCase() === maker.toLowerCase())
+  if (!record) throw new Error(`no record for ${maker}`)
+  return record
+}
+
+async function receiptOf(chain: LocalChain, hash: Hex) {
+  return clientsFor(chain, chain.roles.deployer.privateKey).publicClient.getTransactionReceipt({ hash })
+}
+
+describe('a stock split with locked tokens, triggered then processed', () => {
+  let ticker: string
+  let token: Address
+  let small: Wallet
+  let large: Wallet
+  let buyer: Wallet
+  let action: ActionJson
+
+  beforeAll(async () => {
+    const listing = await listOwnStock(service(), chainA())
+    ticker = listing.ticker
+    token = listing.address
+    small = await walletOn(chainA(), { tokens: { [token]: 5n } })
+    large = await walletOn(chainA(), { tokens: { [token]: 10n } })
+    buyer = await walletOn(chainA(), { asset: parseUnits('1000', 6) })
+    await executeQuote(service(), buyer, { ticker, isBuy: true, quantity: 4n, price: 10_000_000n })
+    action = await triggered({
+      chain_id: chainA().chainId,
+      ticker,
+      exchange: 0,
+      action_type: 'stock_split',
+      params: { numerator: 3, denominator: 2 },
+      lock_tokens: true,
+    })
+  })
+
+  it('trigger creates one triggered record per holder, the payer excluded, with the expected quantities', () => {
+    expect(action.status).toBe('triggered')
+    expect(action.records.map((r) => r.maker).sort()).toEqual(
+      [small, large, buyer].map((w) => w.account.address).sort(),
+    )
+    expect(action.records.some((r) => r.maker.toLowerCase() === chainA().payerAddress.toLowerCase())).toBe(
+      false,
+    )
+    const expected = [
+      [small, '5', '7', '0.5'],
+      [large, '10', '15', '0'],
+      [buyer, '4', '6', '0'],
+    ] as const
+    for (const [wallet, holding, after, compensation] of expected) {
+      expect(recordOf(action, wallet.account.address)).toMatchObject({
+        holding_qty: holding,
+        action_qty: after,
+        compensation_qty: compensation,
+        status: 'triggered',
+        is_token_locked: true,
+        processed_hash: null,
+        processed_at: null,
+      })
+    }
+  })
+
+  it("the maker's list returns the record with every field of the reference", async () => {
+    const reply = await actionsOf(small.account.address)
+    expect(reply.status).toBe(200)
+    expect(reply.body.code).toBe(0)
+    expect(reply.body.data.total_count).toBe(1)
+    const [record] = reply.body.data.actions
+    expect(record).toEqual({
+      id: recordOf(action, small.account.address).id,
+      maker: small.account.address,
+      chain_id: chainA().chainId,
+      holding_qty: '5',
+      action_qty: '7',
+      compensation_qty: '0.5',
+      status: 'triggered',
+      is_token_locked: true,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      updated_at: expect.any(String),
+      processed_hash: null,
+      processed_at: null,
+      remark: null,
+      tax_rate: null,
+      original_fee_amount: null,
+      original_net_amount: null,
+      original_compensation_amount: null,
+      token_address: token,
+      action_type: 'stock_split',
+      params: { type: 'stock_split', numerator: 3, denominator: 2 },
+      ticker,
+      exchange: 0,
+    })
+  })
+
+  it('a locked token cannot be transferred on chain', async () => {
+    await expectRevert(simulateTransfer(small, token, large.account.address, 1n), 'TokenPaused')
+  })
+
+  it('positions show the locked quantity as locked_balance, nothing available', async () => {
+    expect(await positionOf(small.account.address, chainA(), ticker)).toMatchObject({
+      balance: '5',
+      locked_balance: '5',
+      available_balance: '0',
+    })
+  })
+
+  it('process applies the split on chain, marks the records processed with the transaction hash and unlocks', async () => {
+    const done = await processed(action.id)
+    expect(done.status).toBe('processed')
+    const record = recordOf(done, small.account.address)
+    expect(record).toMatchObject({
+      status: 'processed',
+      holding_qty: '5',
+      action_qty: '7',
+      compensation_qty: '0.5',
+    })
+    expect(record.processed_hash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(record.processed_at).toEqual(expect.any(String))
+    const receipt = await receiptOf(chainA(), record.processed_hash as Hex)
+    const adjusted = parseEventLogs({
+      abi: stockTokenManagerAbi,
+      logs: receipt.logs,
+      eventName: 'HoldingAdjusted',
+    })
+    expect(adjusted.map((e) => e.args.actionId)).toContain(onChainActionId(action.id))
+
+    expect(await balanceOf(chainA(), token, small.account.address)).toBe(7n)
+    expect(await balanceOf(chainA(), token, large.account.address)).toBe(15n)
+    expect(await balanceOf(chainA(), token, buyer.account.address)).toBe(6n)
+    await simulateTransfer(small, token, large.account.address, 1n)
+    const listed = await actionsOf(small.account.address)
+    expect(listed.body.data.actions[0]).toMatchObject({
+      status: 'processed',
+      processed_hash: record.processed_hash,
+    })
+  })
+
+  it('positions reflect the split: balance from the chain, nothing locked, avg_price scaled by the inverse ratio', async () => {
+    expect(await positionOf(small.account.address, chainA(), ticker)).toMatchObject({
+      balance: '7',
+      locked_balance: '0',
+      available_balance: '7',
+    })
+    // 4 bought at 10 USD = 40 USD of cost, now spread over 6 shares.
+    expect(await positionOf(buyer.account.address, chainA(), ticker)).toMatchObject({
+      balance: '6',
+      avg_price: '6666666',
+    })
+  })
+
+  it('processing again is a 409; an unknown id is a 404', async () => {
+    expect((await processAction(action.id)).status).toBe(409)
+    expect((await processAction('00000000-0000-4000-8000-000000000000')).status).toBe(404)
+  })
+})
+
+describe('a reverse split without locking', () => {
+  it('scales balances down on chain, records the fraction lost as compensation, never locks', async () => {
+    const listing = await listOwnStock(service(), chainA())
+    const holder = await walletOn(chainA(), { tokens: { [listing.address]: 10n } })
+    const action = await triggered({
+      chain_id: chainA().chainId,
+      ticker: listing.ticker,
+      exchange: 0,
+      action_type: 'reverse_stock_split',
+      params: { numerator: 1, denominator: 3 },
+    })
+    expect(recordOf(action, holder.account.address)).toMatchObject({
+      is_token_locked: false,
+      action_qty: '3',
+    })
+    await simulateTransfer(holder, listing.address, listing.address, 1n)
+    const done = await processed(action.id)
+    expect(recordOf(done, holder.account.address)).toMatchObject({
+      status: 'processed',
+      holding_qty: '10',
+      action_qty: '3',
+      compensation_qty: '0.333333333333333333',
+    })
+    expect(await balanceOf(chainA(), listing.address, holder.account.address)).toBe(3n)
+    expect(await positionOf(holder.account.address, chainA(), listing.ticker)).toMatchObject({ balance: '3' })
+  })
+})
+
+describe('a dividend on the chain with an 18-decimal asset, for a Hong Kong stock', () => {
+  it('records tax, fee and net in the original currency and pays the net, converted to USD, in the default asset', async () => {
+    const listing = await listOwnStock(service(), chainB(), { exchange: 1 })
+    const holder = await walletOn(chainB(), { tokens: { [listing.address]: 100n } })
+    const params = {
+      type: 'dividend',
+      dividend_per_share: '2.5',
+      tax_rate: 10,
+      fee_amount: '1',
+      ex_dividend_date: '2026-03-02',
+      dividend_date: '2026-03-20',
+      distribution_plan: 'cash',
+    }
+    const action = await triggered({
+      chain_id: chainB().chainId,
+      ticker: listing.ticker,
+      exchange: 1,
+      action_type: 'dividend',
+      params,
+    })
+    // 100 shares × 2.5 HKD = 250; tax 10 % = 25; fee 1: net 224 HKD.
+    expect(recordOf(action, holder.account.address)).toMatchObject({
+      holding_qty: '100',
+      action_qty: '100',
+      compensation_qty: null,
+      tax_rate: '10',
+      original_fee_amount: '1',
+      original_net_amount: '224',
+      params,
+      exchange: 1,
+    })
+    const before = await balanceOf(chainB(), chainB().defaultAsset.address, holder.account.address)
+    const done = await processed(action.id)
+    const record = recordOf(done, holder.account.address)
+    const expectedPayout = (parseUnits('224', 18) * usdPerMarketCurrency.hkex) / 10n ** 8n
+    expect(expectedPayout).toBe(parseUnits('28.784', 18))
+    const after = await balanceOf(chainB(), chainB().defaultAsset.address, holder.account.address)
+    expect(after - before).toBe(expectedPayout)
+    const receipt = await receiptOf(chainB(), record.processed_hash as Hex)
+    const transfers = parseEventLogs({ abi: erc20Abi, logs: receipt.logs, eventName: 'Transfer' })
+    expect(transfers[0]?.args).toMatchObject({ to: holder.account.address, value: expectedPayout })
+    expect(await balanceOf(chainB(), listing.address, holder.account.address)).toBe(100n)
+  })
+})
+
+describe('a ticker change', () => {
+  it('renames the token on chain and in the listings; positions show the new ticker, earlier orders keep the old one', async () => {
+    const listing = await listOwnStock(service(), chainA())
+    const oldTicker = listing.ticker
+    const newTicker = `${oldTicker}N`
+    const buyer = await walletOn(chainA(), { asset: parseUnits('1000', 6) })
+    const execution = await executeQuote(service(), buyer, {
+      ticker: oldTicker,
+      isBuy: true,
+      quantity: 2n,
+      price: 10_000_000n,
+    })
+    const action = await triggered({
+      chain_id: chainA().chainId,
+      ticker: oldTicker,
+      exchange: 0,
+      action_type: 'ticker_change',
+      params: { new_ticker: newTicker },
+    })
+    expect(recordOf(action, buyer.account.address)).toMatchObject({
+      params: { type: 'ticker_change', old_ticker: oldTicker, new_ticker: newTicker },
+      holding_qty: '2',
+      action_qty: '2',
+      compensation_qty: null,
+    })
+    await processed(action.id)
+    const symbol = await buyer.publicClient.readContract({
+      address: listing.address,
+      abi: stockTokenAbi,
+      functionName: 'symbol',
+    })
+    expect(symbol).toBe(newTicker)
+    expect(listing.ticker).toBe(newTicker)
+    expect(await positionOf(buyer.account.address, chainA(), newTicker)).toMatchObject({ balance: '2' })
+    const orders = await apiCall(service(), '/api/v1/orders', {
+      credential: service().credential,
+      makerAddress: buyer.account.address,
+    })
+    expect(orders.body.data.orders[0]).toMatchObject({
+      order_hash: execution.quote.quoteId,
+      ticker: oldTicker,
+    })
+    const stats = await apiCall(service(), `/api/v1/tickers/${newTicker}/stats`, {
+      query: { exchange: 0, chain_id: chainA().chainId },
+    })
+    expect(stats.body.data).toMatchObject({ ticker: newTicker, orders: 1 })
+  })
+
+  it('a new ticker that already names a token of the chain is a 400', async () => {
+    const listing = await listOwnStock(service(), chainA())
+    const reply = await trigger({
+      chain_id: chainA().chainId,
+      ticker: listing.ticker,
+      exchange: 0,
+      action_type: 'ticker_change',
+      params: { new_ticker: 'AAPL' },
+    })
+    expect(reply.status).toBe(400)
+    expect(reply.body.details).toContain('AAPL')
+  })
+})
+
+describe('a delisting', () => {
+  it('burns every holding on chain, records action_qty 0 and deactivates the ticker', async () => {
+    const listing = await listOwnStock(service(), chainA())
+    const holder = await walletOn(chainA(), { tokens: { [listing.address]: 8n } })
+    const action = await triggered({
+      chain_id: chainA().chainId,
+      ticker: listing.ticker,
+      exchange: 0,
+      action_type: 'delisting',
+      lock_tokens: true,
+    })
+    expect(recordOf(action, holder.account.address)).toMatchObject({ holding_qty: '8', action_qty: '0' })
+    const done = await processed(action.id)
+    expect(recordOf(done, holder.account.address)).toMatchObject({ status: 'processed', action_qty: '0' })
+    expect(await balanceOf(chainA(), listing.address, holder.account.address)).toBe(0n)
+    expect(listing.isActive).toBe(false)
+    const stats = await apiCall(service(), `/api/v1/tickers/${listing.ticker}/stats`, {
+      query: { exchange: 0 },
+    })
+    expect(stats.status).toBe(404)
+    expect(await positionOf(holder.account.address, chainA(), listing.ticker)).toBeUndefined()
+    const again = await trigger({
+      chain_id: chainA().chainId,
+      ticker: listing.ticker,
+      exchange: 0,
+      action_type: 'delisting',
+    })
+    expect(again.status).toBe(400)
+  })
+})
+
+describe('GET /api/v1/maker/corporate-actions/actions', () => {
+  let holder: Wallet
+  const tokens: Address[] = []
+
+  beforeAll(async () => {
+    holder = await walletOn(chainA())
+    for (const chain of [chainA(), chainA(), chainB()]) {
+      const listing = await listOwnStock(service(), chain)
+      await walletOn(chain, { privateKey: holder.privateKey, tokens: { [listing.address]: 3n } })
+      await triggered({
+        chain_id: chain.chainId,
+        ticker: listing.ticker,
+        exchange: 0,
+        action_type: 'stock_split',
+        params: { numerator: 2, denominator: 1 },
+      })
+      tokens.push(listing.address)
+    }
+  })
+
+  it("returns only the caller's records, newest first, with total_count", async () => {
+    const reply = await actionsOf(holder.account.address)
+    expect(reply.body.data.total_count).toBe(3)
+    expect(reply.body.data.actions.map((a) => a.token_address)).toEqual([...tokens].reverse())
+    const stranger = await actionsOf(privateKeyToAddress(generatePrivateKey()))
+    expect(stranger.body.data).toEqual({ actions: [], total_count: 0 })
+  })
+
+  it('token: one token address, in any letter case', async () => {
+    const reply = await actionsOf(holder.account.address, { token: (tokens[1] as string).toLowerCase() })
+    expect(reply.body.data.actions.map((a) => a.token_address)).toEqual([tokens[1]])
+    expect(reply.body.data.total_count).toBe(1)
+  })
+
+  it('chain_id: one chain', async () => {
+    const reply = await actionsOf(holder.account.address, { chain_id: chainB().chainId })
+    expect(reply.body.data.actions.map((a) => a.token_address)).toEqual([tokens[2]])
+  })
+
+  it('page and page_size (default 20): total_count counts every match', async () => {
+    const reply = await actionsOf(holder.account.address, { page: 2, page_size: 2 })
+    expect(reply.body.data.total_count).toBe(3)
+    expect(reply.body.data.actions.map((a) => a.token_address)).toEqual([tokens[0]])
+  })
+
+  it('page_size is capped at 100: 101 is a 400 naming the limit', async () => {
+    const reply = await actionsOf(holder.account.address, { page_size: 101 })
+    expect(reply.status).toBe(400)
+    expect(reply.body.details).toContain('100')
+  })
+
+  it('bad token address and unknown chain are 400s', async () => {
+    expect((await actionsOf(holder.account.address, { token: '0x12' })).status).toBe(400)
+    expect((await actionsOf(holder.account.address, { chain_id: 5 })).status).toBe(400)
+  })
+
+  it('needs a maker key: 401 without credentials', async () => {
+    expect((await apiCall(service(), '/api/v1/maker/corporate-actions/actions')).status).toBe(401)
+  })
+})
+
+describe('POST /sandbox/v1/corporate-actions rejects bad requests', () => {
+  // A token of this file's own: should a check be missing, no other test's token is touched.
+  let ticker = ''
+  beforeAll(async () => {
+    ticker = (await listOwnStock(service(), chainA())).ticker
+  })
+  const body = (fields: Record<string, unknown>) => ({
+    chain_id: chainA().chainId,
+    ticker,
+    exchange: 0,
+    ...fields,
+  })
+
+  it.each([
+    ['a body that is not JSON', () => '{not json', 400],
+    ['an unknown action type', () => body({ action_type: 'merger' }), 400],
+    [
+      'a split whose ratio does not increase',
+      () => body({ action_type: 'stock_split', params: { numerator: 1, denominator: 2 } }),
+      400,
+    ],
+    [
+      'a reverse split whose ratio does not decrease',
+      () => body({ action_type: 'reverse_stock_split', params: { numerator: 2, denominator: 2 } }),
+      400,
+    ],
+    [
+      'a dividend without its dates',
+      () => body({ action_type: 'dividend', params: { dividend_per_share: '1', tax_rate: 10 } }),
+      400,
+    ],
+    [
+      'a dividend paid before its ex-dividend date',
+      () =>
+        body({
+          action_type: 'dividend',
+          params: {
+            dividend_per_share: '1',
+            tax_rate: 10,
+            ex_dividend_date: '2026-03-20',
+            dividend_date: '2026-03-02',
+          },
+        }),
+      400,
+    ],
+    ['an unknown chain', () => body({ chain_id: 1, action_type: 'delisting' }), 400],
+    ['an exchange that does not exist', () => body({ exchange: 2, action_type: 'delisting' }), 400],
+    ['an unknown ticker', () => body({ ticker: 'NOPE', action_type: 'delisting' }), 404],
+  ])('%s', async (_name, makeBody, status) => {
+    const reply = await trigger(makeBody())
+    expect(reply.status).toBe(status)
+    expect(reply.body.code).toBe(status)
+    expect(
+      service()
+        .context.ledger.corporateActions.list()
+        .some((a) => a.tokenTicker === ticker),
+    ).toBe(false)
+  })
+})

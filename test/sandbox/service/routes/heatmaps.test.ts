@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest'
+import type { ExchangeCode } from '../../../../src/domain/markets.js'
+import { parsePrice } from '../../../../src/domain/units.js'
+import { sandboxCatalogue } from '../../../../src/sandbox/catalogue.js'
+import type { Listing } from '../../../../src/sandbox/service/context.js'
+import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
+
+// A fixed clock: the price simulator's last prices are then known to the test.
+const fixedNowMs = Date.now()
+const service = useSandboxService({ clock: { now: () => fixedNowMs } })
+
+type HeatmapEntry = { symbol: string; company_name: string; market_cap: number; total_shares: number }
+
+function heatmapOf(query: Record<string, string | number>) {
+  return apiCall<{ code: number; data: HeatmapEntry[]; details?: string }>(
+    service(),
+    '/api/v1/tickers/heatmaps',
+    {
+      query,
+    },
+  )
+}
+
+function expectedFor(exchange: ExchangeCode): HeatmapEntry[] {
+  return sandboxCatalogue
+    .filter((stock) => stock.exchange === exchange)
+    .map((stock) => {
+      const price = parsePrice(service().context.prices.lastPrice(stock.ticker, exchange, fixedNowMs))
+      return {
+        symbol: stock.ticker,
+        company_name: stock.name,
+        market_cap: Number((BigInt(stock.totalShares) * price) / 10n ** 8n),
+        total_shares: stock.totalShares,
+      }
+    })
+    .sort((a, b) => b.market_cap - a.market_cap)
+}
+
+/** The stock's StockToken listings on every chain of this file's service. */
+function listingsOf(ticker: string): Listing[] {
+  return [...service().context.listings.values()]
+    .flat()
+    .filter((l) => l.kind === 'stock' && l.ticker === ticker)
+}
+
+describe('GET /api/v1/tickers/heatmaps', () => {
+  it.each<[ExchangeCode, string]>([
+    [0, 'US'],
+    [1, 'Hong Kong'],
+    [3, 'South Korea'],
+  ])(
+    'exchange %i (%s): every listed stock, market_cap = total_shares × last price, largest first',
+    async (exchange) => {
+      const reply = await heatmapOf({ exchange })
+      expect(reply.status).toBe(200)
+      expect(reply.body.code).toBe(0)
+      expect(reply.body.data).toEqual(expectedFor(exchange))
+      expect(reply.body.data.length).toBeGreaterThan(0)
+    },
+  )
+
+  it('market_cap is an integer in the market currency, total_shares a number', async () => {
+    const [entry] = (await heatmapOf({ exchange: 3 })).body.data
+    expect(Number.isInteger(entry?.market_cap)).toBe(true)
+    expect(typeof entry?.total_shares).toBe('number')
+    // Samsung at tens of thousands of KRW: far above its USD value, so no currency conversion.
+    expect(entry?.market_cap).toBeGreaterThan(5_969_782_550 * 1000)
+  })
+
+  it('a renamed ticker shows its new symbol (the default chain decides)', async () => {
+    const listings = listingsOf('TSLA')
+    const defaultListing = listings.find((l) => l.chainId === service().context.defaultChainId)
+    if (!defaultListing) throw new Error('TSLA not listed on the default chain')
+    defaultListing.ticker = 'TSLQ'
+    try {
+      const symbols = (await heatmapOf({ exchange: 0 })).body.data.map((e) => e.symbol)
+      expect(symbols).toContain('TSLQ')
+      expect(symbols).not.toContain('TSLA')
+    } finally {
+      defaultListing.ticker = 'TSLA'
+    }
+  })
+
+  it('a stock delisted on every chain disappears; delisted on one chain only, it stays', async () => {
+    const listings = listingsOf('MSFT')
+    expect(listings.length).toBeGreaterThan(1)
+    try {
+      ;(listings[0] as Listing).isActive = false
+      expect((await heatmapOf({ exchange: 0 })).body.data.map((e) => e.symbol)).toContain('MSFT')
+      for (const listing of listings) listing.isActive = false
+      expect((await heatmapOf({ exchange: 0 })).body.data.map((e) => e.symbol)).not.toContain('MSFT')
+    } finally {
+      for (const listing of listings) listing.isActive = true
+    }
+  })
+
+  it('needs no credentials', async () => {
+    expect((await apiCall(service(), '/api/v1/tickers/heatmaps', { query: { exchange: 0 } })).status).toBe(
+      200,
+    )
+  })
+
+  it.each([
+    ['missing', {}],
+    ['not an exchange code', { exchange: 2 }],
+    ['not a number', { exchange: 'us' }],
+  ])('exchange %s is a 400 naming it', async (_name, query) => {
+    const reply = await heatmapOf(query)
+    expect(reply.status).toBe(400)
+    expect(reply.body.details).toContain('exchange')
+  })
+})
