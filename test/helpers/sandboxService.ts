@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import { signApiKeyRequest } from '../../src/domain/apiKeySignature.js'
 import type { ApiCredential } from '../../src/sandbox/service/auth/apiKeys.js'
 import {
@@ -6,13 +6,14 @@ import {
   type StartSandboxServiceParameters,
   startSandboxService,
 } from '../../src/sandbox/service/startSandboxService.js'
-import { inject } from 'vitest'
 
 /**
  * Starts a sandbox service in this test file's process, over real HTTP on loopback, on the chains
  * of the global setup; stopped after the file. Read it inside tests (it is set in beforeAll).
  */
-export function useSandboxService(options: Omit<StartSandboxServiceParameters, 'local'> = {}): () => SandboxService {
+export function useSandboxService(
+  options: Omit<StartSandboxServiceParameters, 'local'> = {},
+): () => SandboxService {
   let service: SandboxService | undefined
   beforeAll(async () => {
     service = await startSandboxService({ local: inject('localChains'), ...options })
@@ -54,7 +55,12 @@ export async function apiCall<Body = any>(
     ? options.query
     : Object.entries(options.query ?? {}).map(([key, value]) => [key, String(value)])
   const search = new URLSearchParams(pairs).toString()
-  const body = options.body === undefined ? '' : typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
+  const body =
+    options.body === undefined
+      ? ''
+      : typeof options.body === 'string'
+        ? options.body
+        : JSON.stringify(options.body)
   const headers: Record<string, string> = { 'content-type': 'application/json', ...options.headers }
   if (options.credential) {
     const timestamp = options.timestamp ?? Date.now()

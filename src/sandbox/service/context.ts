@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto'
 import type { ExchangeCode, MarketCode } from '../../domain/markets.js'
 import type { CatalogueStock } from '../catalogue.js'
 import type { DeployedToken } from '../deploy.js'
-import type { LocalChain } from '../localChains.js'
 import type { SandboxKey } from '../keys.js'
+import type { LocalChain } from '../localChains.js'
 import type { ApiCredential } from './auth/apiKeys.js'
-import type { RateLimiter } from './rateLimiter.js'
 import type { MakerLedger } from './ledger/makerLedger.js'
+import type { RateLimiter } from './rateLimiter.js'
 import type { TtlCache } from './ttlCache.js'
 
 /** Milliseconds since the epoch; injectable so tests can move time (JWT expiry, caches). */
@@ -100,5 +100,7 @@ export function findListing(
   ticker: string,
   exchange: number,
 ): Listing | undefined {
-  return context.listings.get(chainId)?.find((listing) => listing.ticker === ticker && listing.exchange === exchange)
+  return context.listings
+    .get(chainId)
+    ?.find((listing) => listing.ticker === ticker && listing.exchange === exchange)
 }

@@ -15,7 +15,12 @@ export class SandboxHttpError extends Error {
 }
 
 /** `{code, message, details}` with `code` equal to the HTTP status. */
-export function httpError(status: number, message: string, details = '', headers: Record<string, string> = {}) {
+export function httpError(
+  status: number,
+  message: string,
+  details = '',
+  headers: Record<string, string> = {},
+) {
   return new SandboxHttpError(status, { code: status, message, details }, headers)
 }
 

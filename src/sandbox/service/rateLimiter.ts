@@ -13,8 +13,10 @@ export function createRateLimiter(burstFactor = 2): RateLimiter {
     take(identity, rate, nowMs) {
       const burst = Math.max(1, rate * burstFactor)
       const bucket = buckets.get(identity) ?? { tokens: burst, updatedMs: nowMs }
-      bucket.tokens = Math.min(burst, bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * rate)
-      bucket.updatedMs = nowMs
+      // A clock that steps back (NTP, a test's clock) neither refills nor drains the bucket.
+      const elapsedMs = Math.max(0, nowMs - bucket.updatedMs)
+      bucket.tokens = Math.min(burst, bucket.tokens + (elapsedMs / 1000) * rate)
+      bucket.updatedMs = Math.max(bucket.updatedMs, nowMs)
       buckets.set(identity, bucket)
       if (bucket.tokens >= 1) {
         bucket.tokens -= 1

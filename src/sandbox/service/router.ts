@@ -10,7 +10,10 @@ type CompiledRoute = { route: Route; segments: string[] }
  * under another method.
  */
 export function createRouter(routes: readonly Route[]) {
-  const compiled: CompiledRoute[] = routes.map((route) => ({ route, segments: route.path.split('/').slice(1) }))
+  const compiled: CompiledRoute[] = routes.map((route) => ({
+    route,
+    segments: route.path.split('/').slice(1),
+  }))
   return (method: string, path: string): MatchedRoute | 'notFound' | 'methodNotAllowed' => {
     const parts = path.split('/').slice(1)
     let pathMatched = false

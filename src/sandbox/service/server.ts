@@ -65,7 +65,8 @@ export async function listenSandboxHttp(parameters: {
     const method = incoming.method ?? 'GET'
     const matched = match(method, url.pathname)
     if (matched === 'notFound') throw httpError(404, 'Not found', `no endpoint ${method} ${url.pathname}`)
-    if (matched === 'methodNotAllowed') throw httpError(405, 'Method not allowed', `${url.pathname} does not accept ${method}`)
+    if (matched === 'methodNotAllowed')
+      throw httpError(405, 'Method not allowed', `${url.pathname} does not accept ${method}`)
     const request: SandboxRequest = {
       method,
       path: url.pathname,
@@ -108,7 +109,11 @@ async function authenticate(request: SandboxRequest, route: Route, context: Sand
     return { kind: 'maker', makerAddress: claims.walletAddress, credential: null }
   }
   const identity = verifyApiKeyRequest(request, context.credentials, now, true)
-  return { kind: 'maker', makerAddress: identity.makerAddress as `0x${string}`, credential: identity.credential }
+  return {
+    kind: 'maker',
+    makerAddress: identity.makerAddress as `0x${string}`,
+    credential: identity.credential,
+  }
 }
 
 function enforceRateLimit(caller: Caller, context: SandboxContext) {
@@ -129,7 +134,8 @@ function enforceRateLimit(caller: Caller, context: SandboxContext) {
 }
 
 function errorReply(error: unknown, logger?: SandboxServiceLogger): Reply {
-  if (error instanceof SandboxHttpError) return { status: error.status, body: error.body, headers: error.headers }
+  if (error instanceof SandboxHttpError)
+    return { status: error.status, body: error.body, headers: error.headers }
   logger?.error('sandbox: unexpected error', error)
   return { status: 500, body: { code: 500, message: 'Internal server error', details: '' } }
 }

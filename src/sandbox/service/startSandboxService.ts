@@ -1,6 +1,13 @@
+import { sandboxCatalogue } from '../catalogue.js'
 import type { LocalChains } from '../localChains.js'
 import { type ApiCredential, createApiCredential } from './auth/apiKeys.js'
-import { createJwtSecret, type Listing, type SandboxClock, type SandboxContext, systemClock } from './context.js'
+import {
+  createJwtSecret,
+  type Listing,
+  type SandboxClock,
+  type SandboxContext,
+  systemClock,
+} from './context.js'
 import { createMakerLedger } from './ledger/makerLedger.js'
 import { createPriceSimulator } from './market/priceSimulator.js'
 import { createRateLimiter } from './rateLimiter.js'
@@ -8,7 +15,6 @@ import type { Route } from './route.js'
 import { allRoutes } from './routes/index.js'
 import { listenSandboxHttp, type SandboxServiceLogger } from './server.js'
 import { createTtlCache } from './ttlCache.js'
-import { sandboxCatalogue } from '../catalogue.js'
 
 export type StartSandboxServiceParameters = {
   /** The chains to serve (from startLocalChains). */
@@ -47,7 +53,9 @@ export const tokenAddressCacheSeconds = 14_400
  * const service = await startSandboxService({ local })
  * await fetch(`${service.url}/api/v1/chains`)
  */
-export async function startSandboxService(parameters: StartSandboxServiceParameters): Promise<SandboxService> {
+export async function startSandboxService(
+  parameters: StartSandboxServiceParameters,
+): Promise<SandboxService> {
   const {
     local,
     port,
@@ -87,7 +95,12 @@ export async function startSandboxService(parameters: StartSandboxServiceParamet
     ledger: createMakerLedger({ chains: local.chains }),
   }
   context.ledger.attach(context)
-  const http = await listenSandboxHttp({ context, routes, ...(port === undefined ? {} : { port }), ...(logger ? { logger } : {}) })
+  const http = await listenSandboxHttp({
+    context,
+    routes,
+    ...(port === undefined ? {} : { port }),
+    ...(logger ? { logger } : {}),
+  })
   return {
     url: http.url,
     credential,

@@ -28,7 +28,10 @@ export function issueJwt(parameters: {
 /** Verifies a bearer JWT: 401 `Token expired` or 401 `Invalid token`, as the reference lists. */
 export async function verifyJwt(token: string, secret: Uint8Array, nowMs: number): Promise<JwtClaims> {
   try {
-    const { payload } = await jwtVerify(token, secret, { algorithms: ['HS256'], currentDate: new Date(nowMs) })
+    const { payload } = await jwtVerify(token, secret, {
+      algorithms: ['HS256'],
+      currentDate: new Date(nowMs),
+    })
     const wallet = payload.wallet_address
     const chainId = payload.chain_id
     if (typeof wallet !== 'string' || !/^0x[0-9a-f]{40}$/.test(wallet) || typeof chainId !== 'number') {
@@ -36,8 +39,10 @@ export async function verifyJwt(token: string, secret: Uint8Array, nowMs: number
     }
     return { walletAddress: wallet as `0x${string}`, chainId }
   } catch (error) {
-    if (error instanceof errors.JWTExpired) throw unauthorized('Token expired', 'log in again: POST /api/v1/makers/connect')
-    if (error instanceof errors.JOSEError) throw unauthorized('Invalid token', 'the bearer token is malformed or not signed by this server')
+    if (error instanceof errors.JWTExpired)
+      throw unauthorized('Token expired', 'log in again: POST /api/v1/makers/connect')
+    if (error instanceof errors.JOSEError)
+      throw unauthorized('Invalid token', 'the bearer token is malformed or not signed by this server')
     throw error
   }
 }

@@ -1,6 +1,6 @@
 import type { Route } from '../route.js'
-import { chainTokensRoute } from './chainTokens.js'
 import { chainsRoute } from './chains.js'
+import { chainTokensRoute } from './chainTokens.js'
 import { corporateActionsRoute } from './corporateActions.js'
 import { heatmapsRoute } from './heatmaps.js'
 import { makersConnectRoute } from './makersConnect.js'
