@@ -36,7 +36,7 @@ try {
   ]
   console.log(`sandbox at ${description.baseUrl}; ${connections} connections, ${seconds} s per endpoint`)
   console.log(
-    `${'endpoint'.padEnd(58)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}  non-2xx`,
+    `${'endpoint'.padEnd(70)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)}  non-2xx`,
   )
   for (const path of endpoints) {
     const result = await autocannon({
@@ -46,7 +46,7 @@ try {
       pipelining: 1,
     })
     console.log(
-      `${`GET ${path}`.padEnd(58)} ${result.requests.average.toFixed(0).padStart(9)} ${String(result.latency.p50).padStart(7)} ${String(result.latency.p99).padStart(7)}  ${result.non2xx}`,
+      `${`GET ${path}`.padEnd(70)} ${result.requests.average.toFixed(0).padStart(9)} ${String(result.latency.p50).padStart(7)} ${String(result.latency.p99).padStart(7)}  ${result.non2xx}`,
     )
   }
 } finally {
