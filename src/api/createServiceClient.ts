@@ -1,0 +1,294 @@
+import type { Address, LocalAccount } from 'viem'
+import { z } from 'zod'
+import { type ApiKeySigner, hmacApiKeySigner } from './auth/apiKeySigner.js'
+import { type ClockSkew, createClockSkew } from './auth/clockSkew.js'
+import { createWalletSession, type WalletSession } from './auth/walletSession.js'
+import {
+  LoginError,
+  parseErrorBody,
+  type RequestDescription,
+  ServiceAuthError,
+  ServiceBadRequestError,
+  ServiceHttpError,
+  ServiceNotFoundError,
+  ServiceRateLimitError,
+  ServiceResponseError,
+  ServiceTimeoutError,
+  ServiceTransportError,
+  ServiceUnavailableError,
+} from './errors.js'
+import { type RequestLimiter, sharedLimiterFor, sleep } from './limiter.js'
+
+export type ServiceAuth = 'public' | 'institution' | 'maker'
+
+export type QueryValue = string | number | boolean | bigint | undefined
+
+/** One call to the service, as each endpoint's action describes it. */
+export type ServiceRequest<Data> = {
+  method: 'GET' | 'POST'
+  path: string
+  query?: Record<string, QueryValue>
+  body?: unknown
+  auth: ServiceAuth
+  /** Schema of `data` (wrapped replies) or of the whole body (`unwrapped`). */
+  schema: z.ZodType<Data>
+  /** The chain token list is the one reply without the `{code, data}` wrapper. */
+  unwrapped?: boolean
+}
+
+/** Per-call options every action takes. */
+export type CallOptions = {
+  signal?: AbortSignal
+  /** Total time for the call, retries included (ms). Default: the client's. */
+  budgetMs?: number
+}
+
+export type ServiceClientConfig = {
+  /** e.g. http://127.0.0.1:43121 (the sandbox) or the service's base URL. */
+  baseUrl: string
+  /** API key credentials (institution and maker endpoints); or a custom `signer`. */
+  credentials?: { apiKey: string; apiSecret: string } | { signer: ApiKeySigner }
+  /** X-Maker-Addr for maker endpoints with API-key auth. */
+  makerAddress?: Address
+  /** Wallet login: maker endpoints then use `Authorization: Bearer <JWT>`. */
+  wallet?: { account: LocalAccount; chainId: number }
+  /** Client-side rate for the API key (default 50/s, under the sandbox's 100/s). */
+  requestsPerSecond?: number
+  /** Give a limiter of your own; by default one per API key is shared in the process. */
+  limiter?: RequestLimiter
+  /** Default total time per call, retries included. Default 10 s. */
+  budgetMs?: number
+  /** First retry delay cap (ms) for full-jitter backoff. Default 100. */
+  retryBaseDelayMs?: number
+  fetch?: typeof fetch
+  now?: () => number
+}
+
+export type ServiceClient = {
+  baseUrl: string
+  clock: ClockSkew
+  session: WalletSession | undefined
+  request: <Data>(request: ServiceRequest<Data>, options?: CallOptions) => Promise<Data>
+}
+
+/**
+ * The transport every endpoint action uses: signs (API key) or authenticates (JWT), spaces calls
+ * through the key's limiter, retries idempotent reads with full-jitter backoff inside the call's
+ * time budget, honours 429 Retry-After, validates the reply and maps every failure to one error
+ * class that says what to do.
+ *
+ * @example
+ * const client = createServiceClient({ baseUrl, credentials: { apiKey, apiSecret } })
+ * const chains = await getChains(client)
+ */
+export function createServiceClient(config: ServiceClientConfig): ServiceClient {
+  const baseUrl = config.baseUrl.replace(/\/+$/, '')
+  const doFetch = config.fetch ?? fetch
+  const localNow = config.now ?? Date.now
+  const clock = createClockSkew(localNow)
+  const signer =
+    config.credentials && 'signer' in config.credentials
+      ? config.credentials.signer
+      : config.credentials
+        ? hmacApiKeySigner(config.credentials)
+        : undefined
+  const limiter =
+    config.limiter ??
+    sharedLimiterFor(signer?.apiKey ?? `public:${baseUrl}`, { requestsPerSecond: config.requestsPerSecond ?? 50 })
+  const defaultBudgetMs = config.budgetMs ?? 10_000
+  const retryBaseDelayMs = config.retryBaseDelayMs ?? 100
+
+  const client: ServiceClient = { baseUrl, clock, session: undefined, request }
+  if (config.wallet) {
+    client.session = createWalletSession({
+      ...config.wallet,
+      login: async (body) => {
+        const data = await request(
+          { method: 'POST', path: '/api/v1/makers/connect', body, auth: 'public', schema: jwtSchema },
+          {},
+        )
+        return data.jwt
+      },
+    })
+  }
+
+  async function request<Data>(request: ServiceRequest<Data>, options: CallOptions = {}): Promise<Data> {
+    const description: RequestDescription = { method: request.method, path: request.path }
+    const budgetMs = options.budgetMs ?? defaultBudgetMs
+    const deadline = localNow() + budgetMs
+    const idempotent = request.method === 'GET'
+    const queryPairs = Object.entries(request.query ?? {}).flatMap(([key, value]): [string, string][] =>
+      value === undefined ? [] : [[key, String(value)]],
+    )
+    const body = request.body === undefined ? '' : JSON.stringify(request.body)
+    let attempt = 0
+    let reloggedIn = false
+    let lastError: unknown
+    for (;;) {
+      attempt += 1
+      const remaining = deadline - localNow()
+      if (remaining <= 0) throw new ServiceTimeoutError(description, budgetMs, attempt - 1, lastError)
+      const signal = combine(options.signal, remaining)
+      let bearer: string | undefined
+      try {
+        // Outside the limiter: a login is itself a request and must not wait for a slot held by us.
+        bearer = request.auth === 'maker' && client.session ? await client.session.jwt(clock.now()) : undefined
+        const reply = await limiter.schedule(async () => {
+          const headers = await authHeaders(request, queryPairs, body, bearer)
+          return send(request, queryPairs, body, headers, signal)
+        }, signal)
+        return parseReply(reply, request, description)
+      } catch (error) {
+        if (options.signal?.aborted) throw options.signal.reason
+        lastError = error
+        if (error instanceof ServiceRateLimitError) limiter.pauseFor(error.retryAfterMs)
+        if (error instanceof ServiceAuthError && bearer && client.session && !reloggedIn) {
+          // The JWT was refused (expired early, server restarted): one fresh login, then retry.
+          client.session.invalidate(bearer)
+          reloggedIn = true
+          continue
+        }
+        const retryable =
+          idempotent &&
+          (error instanceof ServiceTransportError ||
+            error instanceof ServiceUnavailableError ||
+            error instanceof ServiceRateLimitError ||
+            isTimeout(error))
+        if (!retryable) throw isTimeout(error) ? new ServiceTimeoutError(description, budgetMs, attempt, error) : error
+        const backoff = Math.random() * Math.min(5_000, retryBaseDelayMs * 2 ** (attempt - 1))
+        const delay = error instanceof ServiceRateLimitError ? Math.max(error.retryAfterMs, backoff) : backoff
+        if (localNow() + delay >= deadline) {
+          throw error instanceof ServiceRateLimitError ? error : new ServiceTimeoutError(description, budgetMs, attempt, error)
+        }
+        await sleep(delay, options.signal)
+      }
+    }
+  }
+
+  async function authHeaders(
+    request: ServiceRequest<unknown>,
+    query: [string, string][],
+    body: string,
+    bearer: string | undefined,
+  ) {
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (request.auth === 'public') return headers
+    if (bearer) {
+      headers.authorization = `Bearer ${bearer}`
+      return headers
+    }
+    if (!signer) {
+      throw new ServiceAuthError(
+        401,
+        { shape: 'unrecognized', text: 'no API key configured' },
+        { method: request.method, path: request.path },
+      )
+    }
+    const timestamp = Math.round(clock.now())
+    const makerAddress = request.auth === 'maker' ? config.makerAddress : undefined
+    headers['x-api-key'] = signer.apiKey
+    headers['x-api-timestamp'] = String(timestamp)
+    if (makerAddress) headers['x-maker-addr'] = makerAddress
+    headers['x-api-signature'] = await signer.sign({
+      timestamp,
+      method: request.method,
+      path: request.path,
+      query,
+      makerAddress,
+      body,
+    })
+    return headers
+  }
+
+  async function send(
+    request: ServiceRequest<unknown>,
+    query: [string, string][],
+    body: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ) {
+    const search = new URLSearchParams(query).toString()
+    const url = `${baseUrl}${request.path}${search ? `?${search}` : ''}`
+    const sentAt = localNow()
+    let response: Response
+    try {
+      response = await doFetch(url, {
+        method: request.method,
+        headers,
+        signal,
+        ...(request.method === 'POST' ? { body } : {}),
+      })
+    } catch (error) {
+      if (isTimeout(error) || signal.aborted) throw error
+      throw new ServiceTransportError({ method: request.method, path: request.path }, baseUrl, error)
+    }
+    const text = await response.text()
+    clock.observe(response.headers.get('date'), sentAt, localNow())
+    return { status: response.status, headers: response.headers, text }
+  }
+
+  return client
+}
+
+function parseReply<Data>(
+  reply: { status: number; headers: Headers; text: string },
+  request: ServiceRequest<Data>,
+  description: RequestDescription,
+): Data {
+  if (reply.status >= 400) throw errorFor(reply, request, description)
+  let json: unknown
+  try {
+    json = JSON.parse(reply.text)
+  } catch (error) {
+    throw new ServiceResponseError(description, `status ${reply.status}, body is not JSON`, error)
+  }
+  let payload = json
+  if (!request.unwrapped) {
+    const wrapper = json as { code?: unknown; data?: unknown }
+    if (typeof wrapper !== 'object' || wrapper === null || wrapper.code !== 0 || !('data' in wrapper)) {
+      throw new ServiceResponseError(description, `expected {code: 0, data}, got ${reply.text.slice(0, 200)}`)
+    }
+    payload = wrapper.data
+  }
+  const parsed = request.schema.safeParse(payload)
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`)
+    throw new ServiceResponseError(description, issues.slice(0, 5).join('; '), parsed.error)
+  }
+  return parsed.data
+}
+
+function errorFor(
+  reply: { status: number; headers: Headers; text: string },
+  request: ServiceRequest<unknown>,
+  description: RequestDescription,
+): ServiceHttpError {
+  const body = parseErrorBody(reply.text)
+  const { status } = reply
+  if (request.path === '/api/v1/makers/connect' && status === 400) return new LoginError(status, body, description)
+  if (status === 429) return new ServiceRateLimitError(status, body, description, retryAfterMs(reply.headers))
+  if (status === 401 || status === 403) return new ServiceAuthError(status, body, description)
+  if (status === 404) return new ServiceNotFoundError(status, body, description)
+  if (status >= 500) return new ServiceUnavailableError(status, body, description)
+  if (status >= 400 && status < 500) return new ServiceBadRequestError(status, body, description)
+  return new ServiceHttpError(status, body, description, 'unexpected status')
+}
+
+/** Retry-After in seconds or as an HTTP date; 1 s when absent or unreadable. */
+function retryAfterMs(headers: Headers): number {
+  const value = headers.get('retry-after')
+  if (value && /^\d+$/.test(value)) return Number(value) * 1000
+  const date = value ? Date.parse(value) : Number.NaN
+  return Number.isNaN(date) ? 1000 : Math.max(0, date - Date.now())
+}
+
+function combine(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal {
+  const timeout = AbortSignal.timeout(Math.max(1, timeoutMs))
+  return signal ? AbortSignal.any([signal, timeout]) : timeout
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')
+}
+
+const jwtSchema = z.object({ jwt: z.string().min(1) })
