@@ -1,0 +1,225 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { getChains } from '../../src/api/actions/getChains.js'
+import { createServiceClient, type ServiceRequest } from '../../src/api/createServiceClient.js'
+import { ServiceAuthError, ServiceTimeoutError, ServiceTransportError } from '../../src/api/errors.js'
+import { createRequestLimiter } from '../../src/api/limiter.js'
+import { useSandboxService } from '../helpers/sandboxService.js'
+
+/** Wraps the real fetch to record when each request left and what came back (counting, not mocking). */
+function recordingFetch() {
+  const log: { sentAt: number; status: number; path: string }[] = []
+  const wrapped: typeof fetch = async (input, init) => {
+    const sentAt = Date.now()
+    const response = await fetch(input, init)
+    log.push({ sentAt, status: response.status, path: new URL(String(input)).pathname })
+    return response
+  }
+  return { fetch: wrapped, log }
+}
+
+const spreadTables: ServiceRequest<unknown> = {
+  method: 'GET',
+  path: '/market/v1/hkex/spread-tables',
+  auth: 'institution',
+  schema: z.unknown(),
+}
+const positions: ServiceRequest<unknown> = {
+  method: 'GET',
+  path: '/api/v1/positions',
+  auth: 'maker',
+  schema: z.unknown(),
+}
+
+describe('rate limits', () => {
+  const strict = useSandboxService({ requestsPerSecond: 1 })
+  const standard = useSandboxService()
+
+  it('after a 429 the next call waits at least Retry-After, and the call still succeeds', async () => {
+    const recorder = recordingFetch()
+    const client = createServiceClient({
+      baseUrl: strict().url,
+      credentials: strict().credential,
+      // A limiter of this test's own, far faster than the key's real rate, to provoke the 429.
+      limiter: createRequestLimiter({ requestsPerSecond: 1000 }),
+      fetch: recorder.fetch,
+    })
+    for (let i = 0; i < 4; i++) await client.request(spreadTables)
+    const limited = recorder.log.findIndex((entry) => entry.status === 429)
+    expect(limited).toBeGreaterThanOrEqual(0)
+    const next = recorder.log[limited + 1]
+    const retryAfterMs = 1000
+    expect(next?.status).toBe(200)
+    expect((next?.sentAt ?? 0) - (recorder.log[limited]?.sentAt ?? 0)).toBeGreaterThanOrEqual(
+      retryAfterMs - 5,
+    )
+  })
+
+  it('a burst of 500 calls through the shared limiter triggers no 429 at all', async () => {
+    const recorder = recordingFetch()
+    const client = createServiceClient({
+      baseUrl: standard().url,
+      credentials: standard().credential,
+      requestsPerSecond: 95,
+      budgetMs: 60_000,
+      fetch: recorder.fetch,
+    })
+    const results = await Promise.allSettled(Array.from({ length: 500 }, () => client.request(spreadTables)))
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([])
+    expect(recorder.log).toHaveLength(500)
+    expect(recorder.log.filter((entry) => entry.status === 429)).toEqual([])
+  }, 30_000)
+})
+
+describe('wallet login (JWT)', () => {
+  let offsetMs = 0
+  const sandbox = useSandboxService({ clock: { now: () => Date.now() + offsetMs }, requestsPerSecond: 1000 })
+
+  it('when the JWT expires mid-run: exactly one new login, and no call fails', async () => {
+    const account = privateKeyToAccount(generatePrivateKey())
+    const client = createServiceClient({
+      baseUrl: sandbox().url,
+      wallet: { account, chainId: 31337 },
+      requestsPerSecond: 500,
+    })
+    const noncesBefore = sandbox().context.usedLoginNonces.size
+    await Promise.all(Array.from({ length: 10 }, () => client.request(positions)))
+    expect(client.session?.loginCount()).toBe(1)
+
+    offsetMs += 24 * 3600_000 + 5_000 // the service's clock passes the token's expiry
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => client.request(positions)))
+    expect(results.filter((r) => r.status === 'rejected')).toEqual([])
+    expect(client.session?.loginCount()).toBe(2)
+    expect(sandbox().context.usedLoginNonces.size - noncesBefore).toBe(2)
+  })
+
+  it('a wallet refused at login surfaces the service rule, not a generic failure', async () => {
+    const account = privateKeyToAccount(generatePrivateKey())
+    const client = createServiceClient({ baseUrl: sandbox().url, wallet: { account, chainId: 1 } })
+    await expect(client.request(positions)).rejects.toThrow(/Chain ID mismatch/)
+  })
+})
+
+describe('clock skew', () => {
+  const ahead = useSandboxService({ clock: { now: () => Date.now() + 90_000 }, requestsPerSecond: 1000 })
+
+  it('corrects API timestamps from the Date header, so a 90 s skew stops failing after one reply', async () => {
+    const blind = createServiceClient({ baseUrl: ahead().url, credentials: ahead().credential })
+    await expect(blind.request(spreadTables)).rejects.toBeInstanceOf(ServiceAuthError)
+    // The refused reply carried a Date header: the same client now signs with corrected time.
+    expect(Math.abs(blind.clock.offsetMs() - 90_000)).toBeLessThan(2_000)
+    await expect(blind.request(spreadTables)).resolves.toBeDefined()
+
+    const learning = createServiceClient({ baseUrl: ahead().url, credentials: ahead().credential })
+    await getChains(learning)
+    await expect(learning.request(spreadTables)).resolves.toBeDefined()
+  })
+})
+
+describe('retries and time budget', () => {
+  it('retries an idempotent read on connection failure with backoff, then gives up at its budget', async () => {
+    const server = createServer()
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    await new Promise((resolve) => server.close(resolve)) // nothing listens there now
+    const recorder = { attempts: 0 }
+    const client = createServiceClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      retryBaseDelayMs: 20,
+      fetch: async (input, init) => {
+        recorder.attempts += 1
+        return fetch(input, init)
+      },
+    })
+    const started = Date.now()
+    const error = await getChains(client, {}, { budgetMs: 800 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ServiceTimeoutError)
+    expect((error as ServiceTimeoutError).cause).toBeInstanceOf(ServiceTransportError)
+    expect(recorder.attempts).toBeGreaterThan(2)
+    expect(Date.now() - started).toBeLessThan(2_000)
+  })
+
+  it('retries a read that got a 500 and succeeds when the service recovers', async () => {
+    let calls = 0
+    const server = createServer((_request, response) => {
+      calls += 1
+      const body =
+        calls < 3
+          ? JSON.stringify({ code: 500, message: 'Internal server error', details: '' })
+          : JSON.stringify({ code: 0, data: { chains: [], default_chain_id: 1 } })
+      response.writeHead(calls < 3 ? 500 : 200, { 'content-type': 'application/json' }).end(body)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const client = createServiceClient({ baseUrl: `http://127.0.0.1:${port}`, retryBaseDelayMs: 10 })
+      await expect(getChains(client)).resolves.toEqual({ chains: [], defaultChainId: 1 })
+      expect(calls).toBe(3)
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
+  it('never retries a non-idempotent call (POST): one attempt, the error surfaces', async () => {
+    let calls = 0
+    const server = createServer((_request, response) => {
+      calls += 1
+      response
+        .writeHead(500)
+        .end(JSON.stringify({ code: 500, message: 'Internal server error', details: '' }))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const client = createServiceClient({ baseUrl: `http://127.0.0.1:${port}`, retryBaseDelayMs: 10 })
+      const post = {
+        method: 'POST' as const,
+        path: '/api/v1/makers/connect',
+        auth: 'public' as const,
+        body: {},
+        schema: z.unknown(),
+      }
+      await expect(client.request(post)).rejects.toThrow(/failed with 500/)
+      expect(calls).toBe(1)
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
+  it('stops at once when the caller aborts', async () => {
+    const server = createServer(() => {
+      // never answers
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const client = createServiceClient({ baseUrl: `http://127.0.0.1:${port}` })
+      const controller = new AbortController()
+      const pending = getChains(client, {}, { signal: controller.signal })
+      setTimeout(() => controller.abort(new Error('caller gave up')), 50)
+      await expect(pending).rejects.toThrow('caller gave up')
+    } finally {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
+  it('reports a reply that does not match the schema, naming the field', async () => {
+    const server = createServer((_request, response) => {
+      response
+        .writeHead(200)
+        .end(JSON.stringify({ code: 0, data: { chains: [{ chain_id: 'one' }], default_chain_id: 1 } }))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const client = createServiceClient({ baseUrl: `http://127.0.0.1:${port}` })
+      await expect(getChains(client)).rejects.toThrow(/unexpected reply: chains\.0\.chain_id/)
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+})
