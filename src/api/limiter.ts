@@ -18,30 +18,54 @@ export type RequestLimiterOptions = {
 }
 
 /**
- * A limiter built on bottleneck: requests start at least 1000/rate ms apart.
+ * A limiter built on bottleneck (queue, concurrency cap): requests start at least 1000/rate ms
+ * apart, and none starts before a 429's Retry-After has passed.
  *
  * @example
  * const limiter = createRequestLimiter({ requestsPerSecond: 50 })
  */
 export function createRequestLimiter(options: RequestLimiterOptions): RequestLimiter {
   if (!(options.requestsPerSecond > 0)) throw new RangeError('requestsPerSecond must be positive')
-  const bottleneck = new Bottleneck({
-    minTime: Math.ceil(1000 / options.requestsPerSecond),
-    maxConcurrent: options.maxConcurrent ?? 16,
-  })
+  const minTimeMs = 1000 / options.requestsPerSecond
+  const maxConcurrent = options.maxConcurrent ?? 16
+  const bottleneck = new Bottleneck({ maxConcurrent })
   let pausedUntil = 0
+  let lastStartMs = Number.NEGATIVE_INFINITY
+  let queued = 0
+  let running = 0
+  const run = async <T>(job: () => Promise<T>): Promise<T> => {
+    lastStartMs = performance.now()
+    running += 1
+    try {
+      return await job()
+    } finally {
+      running -= 1
+    }
+  }
   return {
     pauseFor(ms) {
-      pausedUntil = Math.max(pausedUntil, Date.now() + ms)
+      pausedUntil = Math.max(pausedUntil, performance.now() + ms)
     },
     schedule(job, signal) {
+      signal?.throwIfAborted()
+      const now = performance.now()
+      // Idle fast path: bottleneck's queue costs milliseconds per job (its datastore yields to the
+      // timer loop), too much on the quote-to-broadcast path when nothing is waiting anyway.
+      if (queued === 0 && running < maxConcurrent && now >= pausedUntil && now - lastStartMs >= minTimeMs) {
+        return run(job)
+      }
+      queued += 1
       return bottleneck.schedule(async () => {
-        // Inside the slot, so requests queued behind a 429 wait too, in order.
-        for (let wait = pausedUntil - Date.now(); wait > 0; wait = pausedUntil - Date.now()) {
-          await sleep(wait, signal)
+        queued -= 1
+        // Spacing and pauses are kept here, by start time, for queued and fast-path jobs alike.
+        for (;;) {
+          const wait = Math.max(pausedUntil, lastStartMs + minTimeMs) - performance.now()
+          // A fast-path job may hold a slot bottleneck does not count.
+          if (wait <= 0 && running < maxConcurrent) break
+          await sleep(Math.max(wait, 1), signal)
         }
         signal?.throwIfAborted()
-        return job()
+        return run(job)
       })
     },
   }

@@ -7,3 +7,10 @@ export function parsePort(text: string): number {
   }
   return Number(text)
 }
+
+/** Commander parser for a positive whole number. */
+export function parsePositiveInteger(text: string): number {
+  if (!/^\d{1,9}$/.test(text) || Number(text) === 0)
+    throw new InvalidArgumentError('must be a positive whole number')
+  return Number(text)
+}

@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { describeSandbox, type SandboxDescription } from '../../sandbox/describe.js'
 import { startSandbox } from '../../sandbox/startSandbox.js'
 import { writeSandboxConfig } from '../../sandbox/writeSandboxConfig.js'
-import { parsePort } from '../options.js'
+import { parsePort, parsePositiveInteger } from '../options.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 
 /** `stockroute sandbox`: the local service and its chains, until Ctrl-C. */
@@ -13,12 +13,17 @@ export function registerSandboxCommand(program: Command) {
       'run the local sandbox of the service (HTTP API + anvil chains with its contracts) until Ctrl-C',
     )
     .option('--port <port>', 'port of the HTTP service on 127.0.0.1 (default: a free one)', parsePort)
+    .option(
+      '--rate <n>',
+      'requests per second allowed to the API key it creates (default 100; bursts twice that)',
+      parsePositiveInteger,
+    )
     .option('--json', 'print one JSON description on stdout once ready (progress goes to stderr)')
     .option(
       '--write-config <dir>',
       'write DIR/stockroute.json and DIR/.env pointing stockroute at this sandbox',
     )
-    .action(async (options: { port?: number; json?: boolean; writeConfig?: string }) => {
+    .action(async (options: { port?: number; rate?: number; json?: boolean; writeConfig?: string }) => {
       const progress = (line: string) => process.stderr.write(`${line}\n`)
       const started = Date.now()
       progress('starting the sandbox: local chains…')

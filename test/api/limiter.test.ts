@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest'
+import { createRequestLimiter } from '../../src/api/limiter.js'
+
+describe('createRequestLimiter', () => {
+  it('starts a burst of jobs at least 1000/rate ms apart, fast path and queue alike', async () => {
+    const limiter = createRequestLimiter({ requestsPerSecond: 100 })
+    const starts: number[] = []
+    await Promise.all(
+      Array.from({ length: 30 }, () =>
+        limiter.schedule(async () => {
+          starts.push(performance.now())
+        }),
+      ),
+    )
+    const gaps = starts.slice(1).map((start, i) => start - (starts[i] ?? 0))
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(9.9)
+  })
+
+  it('holds every job until a pause (Retry-After) has passed', async () => {
+    const limiter = createRequestLimiter({ requestsPerSecond: 1000 })
+    await limiter.schedule(async () => undefined)
+    limiter.pauseFor(200)
+    const paused = performance.now()
+    const [first, second] = await Promise.all([
+      limiter.schedule(async () => performance.now()),
+      limiter.schedule(async () => performance.now()),
+    ])
+    expect(first - paused).toBeGreaterThanOrEqual(199)
+    expect(second - paused).toBeGreaterThanOrEqual(199)
+  })
+
+  it('never runs more jobs at once than maxConcurrent', async () => {
+    const limiter = createRequestLimiter({ requestsPerSecond: 100_000, maxConcurrent: 3 })
+    let running = 0
+    let peak = 0
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        limiter.schedule(async () => {
+          running += 1
+          peak = Math.max(peak, running)
+          await new Promise((resolve) => setTimeout(resolve, 5))
+          running -= 1
+        }),
+      ),
+    )
+    expect(peak).toBeLessThanOrEqual(3)
+  })
+
+  it('rejects a job whose signal is aborted while it waits', async () => {
+    const limiter = createRequestLimiter({ requestsPerSecond: 1 })
+    await limiter.schedule(async () => undefined)
+    const controller = new AbortController()
+    const waiting = limiter.schedule(async () => 'ran', controller.signal)
+    controller.abort(new Error('gave up'))
+    await expect(waiting).rejects.toThrow('gave up')
+  })
+})
