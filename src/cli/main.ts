@@ -1,7 +1,10 @@
 import { Command } from 'commander'
+import { registerChainsCommand } from './commands/chains.js'
 import { registerConfigCommand } from './commands/config.js'
 import { registerLocalChainsCommand } from './commands/localChains.js'
+import { registerMarketCommand } from './commands/market.js'
 import { registerSandboxCommand } from './commands/sandbox.js'
+import { registerTokensCommand } from './commands/tokens.js'
 
 /** Builds the `stockroute` command line; each command is a thin layer over the library. */
 export function buildProgram(): Command {
@@ -12,6 +15,9 @@ export function buildProgram(): Command {
   registerSandboxCommand(program)
   registerLocalChainsCommand(program)
   registerConfigCommand(program)
+  registerChainsCommand(program)
+  registerTokensCommand(program)
+  registerMarketCommand(program)
   return program
 }
 
