@@ -3,6 +3,7 @@ import { registerChainsCommand } from './commands/chains.js'
 import { registerConfigCommand } from './commands/config.js'
 import { registerLocalChainsCommand } from './commands/localChains.js'
 import { registerMarketCommand } from './commands/market.js'
+import { registerQuoteCommand } from './commands/quote.js'
 import { registerSandboxCommand } from './commands/sandbox.js'
 import { registerTokensCommand } from './commands/tokens.js'
 
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerChainsCommand(program)
   registerTokensCommand(program)
   registerMarketCommand(program)
+  registerQuoteCommand(program)
   return program
 }
 
