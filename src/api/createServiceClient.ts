@@ -1,5 +1,6 @@
 import type { Address, LocalAccount } from 'viem'
-import { z } from 'zod'
+import type { z } from 'zod'
+import { connectMaker } from './actions/connectMaker.js'
 import { type ApiKeySigner, hmacApiKeySigner } from './auth/apiKeySigner.js'
 import { type ClockSkew, createClockSkew } from './auth/clockSkew.js'
 import { createWalletSession, type WalletSession } from './auth/walletSession.js'
@@ -94,7 +95,9 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
         : undefined
   const limiter =
     config.limiter ??
-    sharedLimiterFor(signer?.apiKey ?? `public:${baseUrl}`, { requestsPerSecond: config.requestsPerSecond ?? 50 })
+    sharedLimiterFor(signer?.apiKey ?? `public:${baseUrl}`, {
+      requestsPerSecond: config.requestsPerSecond ?? 50,
+    })
   const defaultBudgetMs = config.budgetMs ?? 10_000
   const retryBaseDelayMs = config.retryBaseDelayMs ?? 100
 
@@ -103,11 +106,13 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
     client.session = createWalletSession({
       ...config.wallet,
       login: async (body) => {
-        const data = await request(
-          { method: 'POST', path: '/api/v1/makers/connect', body, auth: 'public', schema: jwtSchema },
-          {},
-        )
-        return data.jwt
+        const { jwt } = await connectMaker(client, {
+          walletAddress: body.wallet_address as Address,
+          chainId: Number(body.chain_id),
+          message: body.message,
+          signature: body.signature,
+        })
+        return jwt
       },
     })
   }
@@ -132,7 +137,8 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
       let bearer: string | undefined
       try {
         // Outside the limiter: a login is itself a request and must not wait for a slot held by us.
-        bearer = request.auth === 'maker' && client.session ? await client.session.jwt(clock.now()) : undefined
+        bearer =
+          request.auth === 'maker' && client.session ? await client.session.jwt(clock.now()) : undefined
         const reply = await limiter.schedule(async () => {
           const headers = await authHeaders(request, queryPairs, body, bearer)
           return send(request, queryPairs, body, headers, signal)
@@ -154,11 +160,14 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
             error instanceof ServiceUnavailableError ||
             error instanceof ServiceRateLimitError ||
             isTimeout(error))
-        if (!retryable) throw isTimeout(error) ? new ServiceTimeoutError(description, budgetMs, attempt, error) : error
+        if (!retryable)
+          throw isTimeout(error) ? new ServiceTimeoutError(description, budgetMs, attempt, error) : error
         const backoff = Math.random() * Math.min(5_000, retryBaseDelayMs * 2 ** (attempt - 1))
         const delay = error instanceof ServiceRateLimitError ? Math.max(error.retryAfterMs, backoff) : backoff
         if (localNow() + delay >= deadline) {
-          throw error instanceof ServiceRateLimitError ? error : new ServiceTimeoutError(description, budgetMs, attempt, error)
+          throw error instanceof ServiceRateLimitError
+            ? error
+            : new ServiceTimeoutError(description, budgetMs, attempt, error)
         }
         await sleep(delay, options.signal)
       }
@@ -265,7 +274,8 @@ function errorFor(
 ): ServiceHttpError {
   const body = parseErrorBody(reply.text)
   const { status } = reply
-  if (request.path === '/api/v1/makers/connect' && status === 400) return new LoginError(status, body, description)
+  if (request.path === '/api/v1/makers/connect' && status === 400)
+    return new LoginError(status, body, description)
   if (status === 429) return new ServiceRateLimitError(status, body, description, retryAfterMs(reply.headers))
   if (status === 401 || status === 403) return new ServiceAuthError(status, body, description)
   if (status === 404) return new ServiceNotFoundError(status, body, description)
@@ -290,5 +300,3 @@ function combine(signal: AbortSignal | undefined, timeoutMs: number): AbortSigna
 function isTimeout(error: unknown): boolean {
   return error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError')
 }
-
-const jwtSchema = z.object({ jwt: z.string().min(1) })

@@ -31,7 +31,13 @@ export class ServiceHttpError extends StockrouteError {
 export class ServiceBadRequestError extends ServiceHttpError {
   override name = 'ServiceBadRequestError'
   constructor(status: number, body: ServiceErrorBody, request: RequestDescription) {
-    super(status, body, request, 'fix the request as the message says; retrying the same request will not help', 'SERVICE_BAD_REQUEST')
+    super(
+      status,
+      body,
+      request,
+      'fix the request as the message says; retrying the same request will not help',
+      'SERVICE_BAD_REQUEST',
+    )
   }
 }
 
@@ -39,7 +45,13 @@ export class ServiceBadRequestError extends ServiceHttpError {
 export class ServiceNotFoundError extends ServiceHttpError {
   override name = 'ServiceNotFoundError'
   constructor(status: number, body: ServiceErrorBody, request: RequestDescription) {
-    super(status, body, request, 'check the ticker, exchange and chain id (list them with `stockroute tokens --chain ID`)', 'SERVICE_NOT_FOUND')
+    super(
+      status,
+      body,
+      request,
+      'check the ticker, exchange and chain id (list them with `stockroute tokens --chain ID`)',
+      'SERVICE_NOT_FOUND',
+    )
   }
 }
 
@@ -47,7 +59,13 @@ export class ServiceNotFoundError extends ServiceHttpError {
 export class ServiceAuthError extends ServiceHttpError {
   override name = 'ServiceAuthError'
   constructor(status: number, body: ServiceErrorBody, request: RequestDescription) {
-    super(status, body, request, 'check STOCKROUTE_API_KEY / STOCKROUTE_API_SECRET and the machine clock, or log in again', 'SERVICE_UNAUTHORIZED')
+    super(
+      status,
+      body,
+      request,
+      'check STOCKROUTE_API_KEY / STOCKROUTE_API_SECRET and the machine clock, or log in again',
+      'SERVICE_UNAUTHORIZED',
+    )
   }
 }
 
@@ -60,7 +78,13 @@ export class ServiceRateLimitError extends ServiceHttpError {
     request: RequestDescription,
     readonly retryAfterMs: number,
   ) {
-    super(status, body, request, `wait ${Math.ceil(retryAfterMs / 1000)} s, or lower the client's requestsPerSecond`, 'SERVICE_RATE_LIMITED')
+    super(
+      status,
+      body,
+      request,
+      `wait ${Math.ceil(retryAfterMs / 1000)} s, or lower the client's requestsPerSecond`,
+      'SERVICE_RATE_LIMITED',
+    )
   }
 }
 
@@ -152,8 +176,10 @@ function loginHint(body: ServiceErrorBody): string {
   const message = body.shape === 'code-message' || body.shape === 'code-message-details' ? body.message : ''
   const hints: Record<string, string> = {
     'Invalid signature': 'sign the exact message with personal_sign using the wallet named in it',
-    'Invalid message format': 'the message needs Wallet address, ChainId, Timestamp (YYYY-MM-DDThh:mm:ssZ) and Nonce lines',
-    'Timestamp expired': "the machine clock is off: correct it, the message's Timestamp must be the current time",
+    'Invalid message format':
+      'the message needs Wallet address, ChainId, Timestamp (YYYY-MM-DDThh:mm:ssZ) and Nonce lines',
+    'Timestamp expired':
+      "the machine clock is off: correct it, the message's Timestamp must be the current time",
     'Nonce already used': 'use a fresh nonce for each login',
     'Invalid wallet address': 'the wallet address must be a checksummed or lowercase 0x address',
     'Chain ID mismatch': 'chain_id and the message ChainId must be equal and name a chain the service runs',

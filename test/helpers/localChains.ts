@@ -144,12 +144,19 @@ export function signForChain(
   return signRouterQuote({ domain: routerQuoteDomain(chain), quote, operatorKey })
 }
 
-export async function balanceOf(chain: LocalChain, token: Address, owner: Address): Promise<bigint> {
+/** `owner`'s balance now, or at `blockNumber` (anvil mines one transaction per block). */
+export async function balanceOf(
+  chain: LocalChain,
+  token: Address,
+  owner: Address,
+  blockNumber?: bigint,
+): Promise<bigint> {
   const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
   return publicClient.readContract({
     address: token,
     abi: erc20Abi,
     functionName: 'balanceOf',
     args: [owner],
+    ...(blockNumber === undefined ? {} : { blockNumber }),
   })
 }

@@ -56,5 +56,8 @@ export function getChains(
   _parameters: GetChainsParameters = {},
   options?: CallOptions,
 ): Promise<GetChainsReturnType> {
-  return client.request({ method: 'GET', path: '/api/v1/chains', auth: 'public', schema: getChainsSchema }, options)
+  return client.request(
+    { method: 'GET', path: '/api/v1/chains', auth: 'public', schema: getChainsSchema },
+    options,
+  )
 }

@@ -46,7 +46,12 @@ export function createWalletSession(parameters: {
     })
     const signature = await account.signMessage({ message })
     logins += 1
-    const jwt = await login({ wallet_address: account.address, chain_id: String(chainId), message, signature })
+    const jwt = await login({
+      wallet_address: account.address,
+      chain_id: String(chainId),
+      message,
+      signature,
+    })
     const exp = decodeJwt(jwt).exp
     current = { jwt, expiresAtMs: typeof exp === 'number' ? exp * 1000 : Number.POSITIVE_INFINITY }
     return jwt

@@ -52,11 +52,21 @@ async function simulateExecute(chain: LocalChain, wallet: Wallet, quote: SignedQ
   })
 }
 
-async function snapshot<K extends string>(chain: LocalChain, token: Address, owners: Record<K, Address>) {
+/**
+ * Balances at one block. The payer and fee recipient are shared with other test files running at
+ * the same time, so deltas are read at the execute's block and the block before it: anvil mines
+ * one transaction per block, so the difference is this transaction's alone.
+ */
+async function snapshot<K extends string>(
+  chain: LocalChain,
+  token: Address,
+  owners: Record<K, Address>,
+  blockNumber: bigint,
+) {
   const entries = await Promise.all(
     (Object.entries(owners) as [K, Address][]).map(async ([name, owner]) => [
       name,
-      await balanceOf(chain, token, owner),
+      await balanceOf(chain, token, owner, blockNumber),
     ]),
   )
   return Object.fromEntries(entries) as Record<K, bigint>
@@ -89,14 +99,13 @@ describe.each([
       payer: chain.payerAddress,
       fee: chain.roles.feeRecipient.address,
     }
-    const assetBefore = await snapshot(chain, asset.address, owners)
-    const stockBefore = await snapshot(chain, aapl, owners)
-
     const receipt = await execute(chain, wallet, quote, signature)
 
     expect(receipt.status).toBe('success')
-    const assetAfter = await snapshot(chain, asset.address, owners)
-    const stockAfter = await snapshot(chain, aapl, owners)
+    const assetBefore = await snapshot(chain, asset.address, owners, receipt.blockNumber - 1n)
+    const stockBefore = await snapshot(chain, aapl, owners, receipt.blockNumber - 1n)
+    const assetAfter = await snapshot(chain, asset.address, owners, receipt.blockNumber)
+    const stockAfter = await snapshot(chain, aapl, owners, receipt.blockNumber)
     expect(assetBefore.taker - assetAfter.taker).toBe(quote.amountIn)
     expect(assetAfter.payer - assetBefore.payer).toBe(quote.amountIn - quote.feeAmount)
     expect(assetAfter.fee - assetBefore.fee).toBe(quote.feeAmount)
@@ -135,12 +144,11 @@ describe.each([
       payer: chain.payerAddress,
       fee: chain.roles.feeRecipient.address,
     }
-    const assetBefore = await snapshot(chain, asset.address, owners)
-
     const receipt = await execute(chain, wallet, quote, signature)
 
     expect(receipt.status).toBe('success')
-    const assetAfter = await snapshot(chain, asset.address, owners)
+    const assetBefore = await snapshot(chain, asset.address, owners, receipt.blockNumber - 1n)
+    const assetAfter = await snapshot(chain, asset.address, owners, receipt.blockNumber)
     expect(await balanceOf(chain, tsla, wallet.account.address)).toBe(3n)
     expect(assetAfter.taker - assetBefore.taker).toBe(quote.amountOut)
     expect(assetBefore.payer - assetAfter.payer).toBe(quote.amountOut + quote.feeAmount)
