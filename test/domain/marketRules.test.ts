@@ -30,16 +30,7 @@ import {
   toShareQuantity,
   toStockQuantity,
 } from '../../src/domain/units.js'
-
-function domainError(run: () => unknown): DomainRuleError {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof DomainRuleError) return error
-    throw error
-  }
-  throw new Error('expected a DomainRuleError, nothing was thrown')
-}
+import { domainError } from '../helpers/domainErrors.js'
 
 const at = (market: MarketCode, price: string | Price): TickParameters => ({
   market,

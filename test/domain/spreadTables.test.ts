@@ -14,17 +14,8 @@ import {
   spreadTablesJsonByMarket,
   usTickSize,
 } from '../../src/domain/spreadTables.js'
-import { DomainRuleError, formatPrice, parsePrice, toPrice } from '../../src/domain/units.js'
-
-function domainError(run: () => unknown): DomainRuleError {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof DomainRuleError) return error
-    throw error
-  }
-  throw new Error('expected a DomainRuleError, nothing was thrown')
-}
+import { formatPrice, parsePrice, toPrice } from '../../src/domain/units.js'
+import { domainError } from '../helpers/domainErrors.js'
 
 // The interface reference's "Expected KR price bands", transcribed independently:
 // [lowest price of the band, first price of the next band (null: "or higher"), tick], in KRW.

@@ -28,17 +28,7 @@ import {
   toShareQuantity,
   toStockQuantity,
 } from '../../src/domain/units.js'
-
-/** Runs `run` and returns the DomainRuleError it throws (fails the test when it throws nothing else). */
-function domainError(run: () => unknown): DomainRuleError {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof DomainRuleError) return error
-    throw error
-  }
-  throw new Error('expected a DomainRuleError, nothing was thrown')
-}
+import { domainError } from '../helpers/domainErrors.js'
 
 const nonNegative = fc.bigInt({ min: 0n, max: 10n ** 40n })
 
