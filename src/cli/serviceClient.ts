@@ -6,7 +6,11 @@ import { loadConfig, type StockrouteConfig } from '../daemon/config.js'
 /** Adds the options every command that talks to the service takes. */
 export function withServiceOptions(command: Command): Command {
   return command
-    .option('--config <file>', 'stockroute.json to use (secrets from the environment or the .env beside it)', 'stockroute.json')
+    .option(
+      '--config <file>',
+      'stockroute.json to use (secrets from the environment or the .env beside it)',
+      'stockroute.json',
+    )
     .option('--json', 'print the result as JSON on stdout')
 }
 
@@ -14,7 +18,10 @@ export function withServiceOptions(command: Command): Command {
  * A service client from a config file: API key credentials, and the wallet's address as
  * X-Maker-Addr for maker endpoints.
  */
-export function serviceClientFromConfig(configPath: string): { client: ServiceClient; config: StockrouteConfig } {
+export function serviceClientFromConfig(configPath: string): {
+  client: ServiceClient
+  config: StockrouteConfig
+} {
   const config = loadConfig(configPath)
   const account = privateKeyToAccount(config.secrets.privateKey)
   const client = createServiceClient({
@@ -28,7 +35,9 @@ export function serviceClientFromConfig(configPath: string): { client: ServiceCl
 /** Prints `value` as JSON (bigints as decimal strings) or as the human text given. */
 export function printResult(json: boolean | undefined, value: unknown, human: () => string): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v))}\n`)
+    process.stdout.write(
+      `${JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v))}\n`,
+    )
   } else {
     process.stdout.write(`${human()}\n`)
   }
