@@ -100,7 +100,9 @@ export async function deployerClient(chain: LocalChain) {
   const client = createWalletClient({
     account: deployer,
     chain: publicClient.chain,
-    transport: http(chain.rpcUrl),
+    // No transport retries: a retried eth_sendTransaction would be a second transaction, since
+    // anvil assigns an impersonated sender's nonce itself.
+    transport: http(chain.rpcUrl, { retryCount: 0 }),
   })
   // Parallel files race for the deployer's next nonce inside anvil; the loser just sends again.
   return client.extend((base) => ({
