@@ -1,24 +1,31 @@
 import { randomUUID } from 'node:crypto'
-import {
-  type Address,
-  BaseError,
-  encodeFunctionData,
-  formatUnits,
-  type Hex,
-  type PublicClient,
-  parseEventLogs,
-  parseUnits,
-  type TransactionReceipt,
-} from 'viem'
-import { z } from 'zod'
+import { type Address, BaseError, encodeFunctionData, formatUnits, parseUnits } from 'viem'
 import { type ExchangeCode, isExchangeCode, shareTicker } from '../../../domain/markets.js'
 import { priceDecimals } from '../../../domain/units.js'
-import { assetTokenAbi, stockTokenManagerAbi } from '../../contracts/artifacts/index.js'
+import { assetTokenAbi } from '../../contracts/artifacts/index.js'
 import type { LocalChain } from '../../localChains.js'
 import { findChain, findListing, type Listing, type SandboxContext } from '../context.js'
 import { badRequest, httpError, notFound } from '../errors.js'
-import type { ChainWriter } from './chainWriter.js'
-import { type CostEvent, createBalanceReader, recipientsOf } from './holdings.js'
+import {
+  applyHoldingAdjustments,
+  holdersOf,
+  manage,
+  managerCall,
+  markProcessed,
+  releaseLock,
+  setProcessedAt,
+} from './corporateActionsOnChain.js'
+import {
+  type CorporateAction,
+  type CorporateActionChain,
+  type CorporateActionInput,
+  type CorporateActionParams,
+  type CorporateActionRecord,
+  type CorporateActions,
+  holdersPerTransaction,
+  originalAmountDecimals,
+} from './corporateActionTypes.js'
+import type { CostEvent } from './holdings.js'
 import { onChainActionId } from './ids.js'
 import { usdRateOf } from './valuation.js'
 
@@ -28,164 +35,6 @@ import { usdRateOf } from './valuation.js'
 // StockTokenManager (signed by the chain's deployer, which holds the manager's roles), marks the
 // records `processed` and unpauses. Makers read their records with
 // GET /api/v1/maker/corporate-actions/actions.
-
-export const corporateActionTypes = [
-  'dividend',
-  'stock_split',
-  'reverse_stock_split',
-  'delisting',
-  'ticker_change',
-] as const
-export type CorporateActionType = (typeof corporateActionTypes)[number]
-
-/** Holders per applySplit / delist transaction, to stay far below the block gas limit. */
-const holdersPerTransaction = 100
-/** Dividend amounts in the original currency are kept exactly at this scale. */
-const originalAmountDecimals = 18
-
-const decimalText = (what: string) =>
-  z
-    .string({ error: `${what}: must be a decimal string such as "0.25"` })
-    .regex(/^\d{1,30}(\.\d{1,18})?$/, `${what}: must be a non-negative decimal with at most 18 decimals`)
-const ratioPart = z.number().int().min(1).max(1_000_000)
-const base = {
-  chain_id: z.number().int().min(0),
-  ticker: z.string().min(1).max(32),
-  exchange: z.number().int(),
-  lock_tokens: z.boolean().optional(),
-}
-
-/** Body of POST /sandbox/v1/corporate-actions. */
-export const corporateActionInput = z.discriminatedUnion('action_type', [
-  z.object({
-    ...base,
-    action_type: z.literal('stock_split'),
-    params: z.object({ numerator: ratioPart, denominator: ratioPart }),
-  }),
-  z.object({
-    ...base,
-    action_type: z.literal('reverse_stock_split'),
-    params: z.object({ numerator: ratioPart, denominator: ratioPart }),
-  }),
-  z.object({
-    ...base,
-    action_type: z.literal('delisting'),
-    params: z.object({}).optional(),
-  }),
-  z.object({
-    ...base,
-    action_type: z.literal('ticker_change'),
-    params: z.object({
-      new_ticker: z
-        .string()
-        .regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,31}$/, 'new_ticker: 1 to 32 letters, digits, "." or "-"'),
-    }),
-  }),
-  z.object({
-    ...base,
-    action_type: z.literal('dividend'),
-    params: z.object({
-      type: z.literal('dividend').optional(),
-      dividend_per_share: decimalText('dividend_per_share'),
-      tax_rate: z.number().int().min(0).max(100),
-      fee_amount: decimalText('fee_amount').optional(),
-      ex_dividend_date: z.iso.date(),
-      dividend_date: z.iso.date(),
-      distribution_plan: z.string().min(1).max(64).optional(),
-    }),
-  }),
-])
-export type CorporateActionInput = z.output<typeof corporateActionInput>
-
-/** The action's `params` as records show them; `type` always names the action type. */
-export type CorporateActionParams =
-  | { type: 'stock_split' | 'reverse_stock_split'; numerator: number; denominator: number }
-  | { type: 'delisting' }
-  | { type: 'ticker_change'; old_ticker: string; new_ticker: string }
-  | {
-      type: 'dividend'
-      dividend_per_share: string
-      tax_rate: number
-      fee_amount: string
-      ex_dividend_date: string
-      dividend_date: string
-      distribution_plan: string
-    }
-
-export type CorporateActionStatus = 'triggered' | 'processed'
-
-/** One holder's record of an action (the reference's Corporate action record). */
-export type CorporateActionRecord = {
-  id: string
-  actionId: string
-  maker: Address
-  chainId: number
-  /** Token base units. */
-  holdingQty: bigint
-  actionQty: bigint
-  /** The fraction of one base unit lost by a split, scaled by 1e18 (as the manager records it). */
-  compensationE18: bigint | null
-  status: CorporateActionStatus
-  isTokenLocked: boolean
-  createdAtMs: number
-  updatedAtMs: number
-  processedHash: Hex | null
-  processedAtMs: number | null
-  /** Where the action took effect on chain, to order it among the maker's fills. */
-  processedBlock: bigint | null
-  processedLogIndex: number | null
-  remark: string | null
-  taxRate: string | null
-  originalFeeAmount: string | null
-  originalNetAmount: string | null
-  originalCompensationAmount: string | null
-  /** Dividend paid to the holder in the chain's default asset, base units. */
-  payoutAmount: bigint | null
-  tokenAddress: Address
-  tokenDecimals: number
-  actionType: CorporateActionType
-  params: CorporateActionParams
-  ticker: string
-  exchange: ExchangeCode
-}
-
-/** The action as the operator triggered it, with one record per holder. */
-export type CorporateAction = {
-  id: string
-  chainId: number
-  tokenAddress: Address
-  tokenDecimals: number
-  /** The token's own ticker at trigger time (records carry the underlying stock's ticker). */
-  tokenTicker: string
-  ticker: string
-  exchange: ExchangeCode
-  actionType: CorporateActionType
-  params: CorporateActionParams
-  lockTokens: boolean
-  status: CorporateActionStatus
-  createdAtMs: number
-  processedAtMs: number | null
-  processedHash: Hex | null
-  lockHash: Hex | null
-  remark: string | null
-  records: CorporateActionRecord[]
-  busy: boolean
-}
-
-export type CorporateActionChain = { chain: LocalChain; client: PublicClient; writer: ChainWriter }
-
-export type CorporateActions = {
-  trigger: (input: CorporateActionInput) => Promise<CorporateAction>
-  process: (id: string) => Promise<CorporateAction>
-  get: (id: string) => CorporateAction | undefined
-  list: () => CorporateAction[]
-  /** The maker's records, newest first. */
-  recordsOf: (maker: string, filter: { chainId?: number; token?: string }) => CorporateActionRecord[]
-  /** Token base units locked by triggered actions that paused the token. */
-  lockedQuantity: (maker: string, chainId: number, token: string) => bigint
-  /** Processed splits and delistings of the maker's holding, for its average price. */
-  costEvents: (maker: string, chainId: number, token: string) => CostEvent[]
-}
 
 export function createCorporateActions(parameters: {
   context: () => SandboxContext
@@ -441,58 +290,6 @@ export function createCorporateActions(parameters: {
   }
 }
 
-/** JSON of a record, every field of the reference's Corporate action record. */
-export function corporateActionRecordJson(record: CorporateActionRecord) {
-  const quantity = (value: bigint) => formatUnits(value, record.tokenDecimals)
-  return {
-    id: record.id,
-    maker: record.maker,
-    chain_id: record.chainId,
-    holding_qty: quantity(record.holdingQty),
-    action_qty: quantity(record.actionQty),
-    compensation_qty:
-      record.compensationE18 === null ? null : formatUnits(record.compensationE18, record.tokenDecimals + 18),
-    status: record.status,
-    is_token_locked: record.isTokenLocked,
-    created_at: new Date(record.createdAtMs).toISOString(),
-    updated_at: new Date(record.updatedAtMs).toISOString(),
-    processed_hash: record.processedHash,
-    processed_at: record.processedAtMs === null ? null : new Date(record.processedAtMs).toISOString(),
-    remark: record.remark,
-    tax_rate: record.taxRate,
-    original_fee_amount: record.originalFeeAmount,
-    original_net_amount: record.originalNetAmount,
-    original_compensation_amount: record.originalCompensationAmount,
-    token_address: record.tokenAddress,
-    action_type: record.actionType,
-    params: record.params,
-    ticker: record.ticker,
-    exchange: record.exchange,
-  }
-}
-
-/** JSON of an action for the sandbox admin endpoints: the action and all its holders' records. */
-export function corporateActionJson(action: CorporateAction) {
-  return {
-    id: action.id,
-    chain_id: action.chainId,
-    token_address: action.tokenAddress,
-    token_ticker: action.tokenTicker,
-    ticker: action.ticker,
-    exchange: action.exchange,
-    action_type: action.actionType,
-    params: action.params,
-    lock_tokens: action.lockTokens,
-    lock_hash: action.lockHash,
-    status: action.status,
-    created_at: new Date(action.createdAtMs).toISOString(),
-    processed_at: action.processedAtMs === null ? null : new Date(action.processedAtMs).toISOString(),
-    processed_hash: action.processedHash,
-    remark: action.remark,
-    records: action.records.map(corporateActionRecordJson),
-  }
-}
-
 function paramsOf(input: CorporateActionInput, listing: Listing): CorporateActionParams {
   switch (input.action_type) {
     case 'stock_split':
@@ -623,99 +420,6 @@ function toAssetUnits(amountE18: bigint, exchange: ExchangeCode, assetDecimals: 
 
 function divideUp(numerator: bigint, denominator: bigint): bigint {
   return (numerator + denominator - 1n) / denominator
-}
-
-/** The holders of record: every recipient of the token still holding some, except the payer (the service's inventory). */
-async function holdersOf(served: CorporateActionChain, token: Address) {
-  const { client, chain } = served
-  const head = await client.getBlockNumber({ cacheTime: 0 })
-  const candidates = (await recipientsOf(client, token, head)).filter(
-    (address) => address.toLowerCase() !== chain.payerAddress.toLowerCase(),
-  )
-  const balances = await createBalanceReader(client)(
-    head,
-    candidates.map((owner) => ({ token, owner })),
-  )
-  return candidates
-    .map((address, index) => ({ address, balance: balances[index] ?? 0n }))
-    .filter((holder) => holder.balance > 0n)
-}
-
-/** Sends a StockTokenManager call (encoded with `managerCall`) as the chain's deployer. */
-function manage(served: CorporateActionChain, data: Hex): Promise<TransactionReceipt> {
-  return served.writer.send(served.chain.managerAddress, data)
-}
-
-const managerCall = {
-  pauseToken: (token: Address) =>
-    encodeFunctionData({ abi: stockTokenManagerAbi, functionName: 'pauseToken', args: [token] }),
-  unpauseToken: (token: Address) =>
-    encodeFunctionData({ abi: stockTokenManagerAbi, functionName: 'unpauseToken', args: [token] }),
-  applySplit: (
-    actionId: Hex,
-    token: Address,
-    holders: readonly Address[],
-    numerator: bigint,
-    denominator: bigint,
-  ) =>
-    encodeFunctionData({
-      abi: stockTokenManagerAbi,
-      functionName: 'applySplit',
-      args: [actionId, token, holders, numerator, denominator],
-    }),
-  delist: (actionId: Hex, token: Address, holders: readonly Address[]) =>
-    encodeFunctionData({
-      abi: stockTokenManagerAbi,
-      functionName: 'delist',
-      args: [actionId, token, holders],
-    }),
-  changeTicker: (actionId: Hex, token: Address, newSymbol: string) =>
-    encodeFunctionData({
-      abi: stockTokenManagerAbi,
-      functionName: 'changeTicker',
-      args: [actionId, token, newSymbol],
-    }),
-  declareDividend: (actionId: Hex, token: Address, asset: Address, amountPerShare: bigint) =>
-    encodeFunctionData({
-      abi: stockTokenManagerAbi,
-      functionName: 'declareDividend',
-      args: [actionId, token, asset, amountPerShare],
-    }),
-}
-
-function releaseLock(served: CorporateActionChain, token: Address) {
-  return manage(served, managerCall.unpauseToken(token))
-}
-
-/** Updates records from the manager's HoldingAdjusted events: the chain's numbers are the truth. */
-function applyHoldingAdjustments(receipt: TransactionReceipt, records: readonly CorporateActionRecord[]) {
-  const events = parseEventLogs({
-    abi: stockTokenManagerAbi,
-    logs: receipt.logs,
-    eventName: 'HoldingAdjusted',
-  })
-  for (const record of records) {
-    const event = events.find((e) => e.args.holder.toLowerCase() === record.maker.toLowerCase())
-    setProcessedAt(record, receipt, event?.logIndex ?? 0)
-    if (!event) continue
-    record.holdingQty = event.args.balanceBefore
-    record.actionQty = event.args.balanceAfter
-    if (record.compensationE18 !== null) record.compensationE18 = event.args.compensationE18
-  }
-}
-
-function setProcessedAt(record: CorporateActionRecord, receipt: TransactionReceipt, logIndex: number) {
-  record.processedHash = receipt.transactionHash
-  record.processedBlock = receipt.blockNumber
-  record.processedLogIndex = logIndex
-}
-
-function markProcessed(records: readonly CorporateActionRecord[], atMs: number) {
-  for (const record of records) {
-    record.status = 'processed'
-    record.processedAtMs = atMs
-    record.updatedAtMs = atMs
-  }
 }
 
 function listingAt(context: SandboxContext, chainId: number, address: Address): Listing | undefined {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { corporateActionRecordJson } from '../ledger/corporateActions.js'
+import { corporateActionRecordJson } from '../ledger/corporateActionJson.js'
 import { assertServedChain, paginate } from '../ledger/queryHelpers.js'
 import { addressParam, intParam, parseQuery } from '../request.js'
 import { ok, type Route } from '../route.js'

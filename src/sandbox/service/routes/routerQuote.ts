@@ -5,6 +5,7 @@ import { isExchangeCode, marketCodes } from '../../../domain/markets.js'
 import { routerQuoteDomain, type SignedQuoteStruct } from '../../../domain/routerQuote.js'
 import { DomainRuleError, parsePrice } from '../../../domain/units.js'
 import { publicClientFor } from '../../chainClients.js'
+import type { LocalChain } from '../../localChains.js'
 import { signRouterQuote } from '../../signQuote.js'
 import { findChain, findListing, type IssuedQuote } from '../context.js'
 import { httpError } from '../errors.js'
@@ -183,7 +184,7 @@ export const routerQuoteRoute: Route = {
 
 /** The payer must hold what the quote promises: stock for a buy, the asset (with the fee) for a sell. */
 async function assertPayerCanSettle(
-  chain: Parameters<typeof publicClientFor>[0],
+  chain: LocalChain,
   stockToken: `0x${string}`,
   isBuy: boolean,
   amounts: ReturnType<typeof computeQuoteAmounts>,

@@ -1,5 +1,6 @@
 import { badRequest, notFound } from '../errors.js'
-import { corporateActionInput, corporateActionJson } from '../ledger/corporateActions.js'
+import { corporateActionJson } from '../ledger/corporateActionJson.js'
+import { corporateActionInput } from '../ledger/corporateActionTypes.js'
 import { canonicalUuid } from '../ledger/ids.js'
 import { describeIssues, type SandboxRequest } from '../request.js'
 import { ok, type Route } from '../route.js'
