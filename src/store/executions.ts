@@ -1,0 +1,555 @@
+import type { Hex } from 'viem'
+import { StockrouteError } from '../domain/errors.js'
+import { type ExchangeCode, isExchangeCode } from '../domain/markets.js'
+import { type AssetAmount, type Price, toAssetAmount, toPrice } from '../domain/units.js'
+import {
+  canonicalBytes32,
+  jsonWithBigints,
+  LedgerInputError,
+  safeInteger,
+  textToUint,
+  uintToText,
+} from './codec.js'
+import type { RepositoryContext } from './context.js'
+
+// ---------------------------------------------------------------------------------------------
+// States and the transition table
+
+/** The states of one execution. The last four are terminal. */
+export const executionStates = [
+  'intent',
+  'quoting',
+  'quoted',
+  'approving',
+  'submitted',
+  'confirmed',
+  'failed',
+  'expired',
+  'rejected',
+] as const
+export type ExecutionState = (typeof executionStates)[number]
+
+/** Terminal states: nothing leaves them. */
+export const terminalExecutionStates = ['confirmed', 'failed', 'expired', 'rejected'] as const
+export type TerminalExecutionState = (typeof terminalExecutionStates)[number]
+
+/**
+ * Every allowed move. The happy path is intent → quoting → quoted → (approving →) submitted →
+ * confirmed. A quote with too little validity left is dropped for a new one (quoted → quoting, and
+ * approving → quoting when approvals outlived it). `rejected` is a refusal before anything is
+ * broadcast for the execute (risk limit, kill switch, guard), `expired` a quote that ran out
+ * (including a submitted transaction cancelled by replacement or reverted for expiry), `failed`
+ * anything else. Once submitted, only the chain decides: confirmed, failed or expired.
+ */
+export const executionTransitions = {
+  intent: ['quoting', 'rejected', 'failed'],
+  quoting: ['quoted', 'rejected', 'failed', 'expired'],
+  quoted: ['approving', 'submitted', 'quoting', 'rejected', 'failed', 'expired'],
+  approving: ['submitted', 'quoting', 'rejected', 'failed', 'expired'],
+  submitted: ['confirmed', 'failed', 'expired'],
+  confirmed: [],
+  failed: [],
+  expired: [],
+  rejected: [],
+} as const satisfies Record<ExecutionState, readonly ExecutionState[]>
+
+/**
+ * Whether `from → to` is in {@link executionTransitions}.
+ *
+ * @example
+ * isAllowedTransition('quoted', 'approving') // true
+ * isAllowedTransition('submitted', 'quoting') // false: a sent transaction is never re-quoted
+ */
+export function isAllowedTransition(from: ExecutionState, to: ExecutionState): boolean {
+  const allowed: readonly ExecutionState[] = executionTransitions[from] ?? []
+  return allowed.includes(to)
+}
+
+/**
+ * Whether a state is terminal.
+ *
+ * @example
+ * isTerminalExecutionState('expired') // true
+ */
+export function isTerminalExecutionState(state: ExecutionState): state is TerminalExecutionState {
+  return (terminalExecutionStates as readonly ExecutionState[]).includes(state)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/** Stable codes of {@link ExecutionStateError}. */
+export type ExecutionStateErrorCode =
+  | 'ILLEGAL_TRANSITION'
+  | 'EXECUTION_STATE_CONFLICT'
+  | 'EXECUTION_NOT_FOUND'
+  | 'DUPLICATE_INTENT'
+  | 'DUPLICATE_QUOTE'
+
+/**
+ * An execution could not be created or moved: the move is not in the transition table
+ * (`ILLEGAL_TRANSITION`), someone else moved it first (`EXECUTION_STATE_CONFLICT`, with
+ * `details.actual`), it does not exist, or its intent or quote id already has an execution
+ * (`DUPLICATE_INTENT`, `DUPLICATE_QUOTE`, with `details.existingExecutionId`).
+ *
+ * @example
+ * try {
+ *   ledger.executions.transition(id, 'quoted', 'approving', 'allowance too low')
+ * } catch (error) {
+ *   if (error instanceof ExecutionStateError && error.code === 'EXECUTION_STATE_CONFLICT') reload()
+ * }
+ */
+export class ExecutionStateError extends StockrouteError {
+  override name = 'ExecutionStateError'
+  override readonly code: ExecutionStateErrorCode
+  constructor(parameters: {
+    code: ExecutionStateErrorCode
+    shortMessage: string
+    details: Readonly<Record<string, unknown>>
+  }) {
+    super(parameters)
+    this.code = parameters.code
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records
+
+/** What an execution was asked to do, as the intent requested it. */
+export type NewExecution = {
+  /** The intent's id; at most one execution per intent, ever. */
+  intentId: string
+  chainId: number
+  ticker: string
+  exchange: ExchangeCode
+  side: 'buy' | 'sell'
+  /** Natural units exactly as requested ("1000" asset, "0.5" shares): the quote request's `amount_in`. */
+  amountIn: string
+  /** What `amountIn` counts: the asset (`stablecoin`, buys only) or shares (`stocktoken`). */
+  amountType: 'stablecoin' | 'stocktoken'
+  /** The worst acceptable price in the market's currency, if the intent has one. */
+  limitPrice?: Price | undefined
+  /** Reason of the creating event (default `intent recorded`). */
+  reason?: string | undefined
+}
+
+/** The asset amount a quote commits, with its asset's decimals (for risk limits across chains). */
+export type ExecutionNotional = { amount: AssetAmount; decimals: number }
+
+/** One execution as stored. */
+export type ExecutionRecord = {
+  id: number
+  intentId: string
+  chainId: number
+  ticker: string
+  exchange: ExchangeCode
+  side: 'buy' | 'sell'
+  amountIn: string
+  amountType: 'stablecoin' | 'stocktoken'
+  limitPrice: Price | null
+  /** The current quote's id: unique among executions, and never reused after being dropped. */
+  quoteId: Hex | null
+  /** The current quote as JSON, bigints as decimal strings: parse it with the quote's schema. */
+  quote: unknown
+  notional: ExecutionNotional | null
+  state: ExecutionState
+  /** The reason of the last transition. */
+  reason: string
+  createdAtMs: number
+  updatedAtMs: number
+}
+
+/** Fields a transition may set in the same transaction. `null` clears a field. */
+export type ExecutionPatch = {
+  /** Attaches a quote id (claimed for this execution forever) or clears it. */
+  quoteId?: Hex | null | undefined
+  /** The quote's JSON (bigints are stored as decimal strings). */
+  quote?: unknown
+  notional?: ExecutionNotional | null | undefined
+}
+
+/** One line of an execution's event log. */
+export type ExecutionEvent = {
+  id: number
+  executionId: number
+  /** `null` for the creating event. */
+  from: ExecutionState | null
+  to: ExecutionState
+  reason: string
+  /** The execution's quote id after the transition. */
+  quoteId: Hex | null
+  atMs: number
+}
+
+type ExecutionRow = {
+  id: number
+  intent_id: string
+  chain_id: number
+  ticker: string
+  exchange: number
+  side: 'buy' | 'sell'
+  amount_in: string
+  amount_type: 'stablecoin' | 'stocktoken'
+  limit_price: string | null
+  quote_id: string | null
+  quote_json: string | null
+  notional: string | null
+  asset_decimals: number | null
+  state: ExecutionState
+  reason: string
+  created_at_ms: number
+  updated_at_ms: number
+}
+
+type EventRow = {
+  id: number
+  execution_id: number
+  from_state: ExecutionState | null
+  to_state: ExecutionState
+  reason: string
+  quote_id: string | null
+  at_ms: number
+}
+
+function toRecord(row: ExecutionRow): ExecutionRecord {
+  return {
+    id: row.id,
+    intentId: row.intent_id,
+    chainId: row.chain_id,
+    ticker: row.ticker,
+    exchange: row.exchange as ExchangeCode,
+    side: row.side,
+    amountIn: row.amount_in,
+    amountType: row.amount_type,
+    limitPrice:
+      row.limit_price === null ? null : toPrice(textToUint(row.limit_price, 'executions.limit_price')),
+    quoteId: row.quote_id as Hex | null,
+    quote: row.quote_json === null ? null : (JSON.parse(row.quote_json) as unknown),
+    notional:
+      row.notional === null || row.asset_decimals === null
+        ? null
+        : {
+            amount: toAssetAmount(textToUint(row.notional, 'executions.notional')),
+            decimals: row.asset_decimals,
+          },
+    state: row.state,
+    reason: row.reason,
+    createdAtMs: row.created_at_ms,
+    updatedAtMs: row.updated_at_ms,
+  }
+}
+
+function toEvent(row: EventRow): ExecutionEvent {
+  return {
+    id: row.id,
+    executionId: row.execution_id,
+    from: row.from_state,
+    to: row.to_state,
+    reason: row.reason,
+    quoteId: row.quote_id as Hex | null,
+    atMs: row.at_ms,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repository
+
+/** The executions repository: the durable state machine of each intent, and its event log. */
+export type ExecutionsRepository = {
+  /**
+   * Creates the execution of an intent, in state `intent`, with its first event. Throws
+   * `DUPLICATE_INTENT` when the intent already has one (`details.existingExecutionId`).
+   *
+   * @example
+   * const execution = ledger.executions.createExecution({
+   *   intentId: 'dca-aapl-2025-06-01', chainId: 31337, ticker: 'AAPL', exchange: 0,
+   *   side: 'buy', amountIn: '1000', amountType: 'stablecoin',
+   * })
+   * execution.state // 'intent'
+   */
+  createExecution(execution: NewExecution): ExecutionRecord
+  /**
+   * Moves an execution from `from` to `to` if the move is allowed and the execution is still in
+   * `from` (compare-and-set), applies `patch`, and appends the event, all in one transaction.
+   * Throws {@link ExecutionStateError}: `ILLEGAL_TRANSITION`, `EXECUTION_STATE_CONFLICT`,
+   * `EXECUTION_NOT_FOUND`, or `DUPLICATE_QUOTE` when the quote id belongs to another execution.
+   *
+   * @example
+   * ledger.executions.transition(id, 'quoting', 'quoted', 'quote received', {
+   *   quoteId: quote.quoteId, quote, notional: { amount: quote.amountInUsed, decimals: 6 },
+   * })
+   */
+  transition(
+    executionId: number,
+    from: ExecutionState,
+    to: ExecutionState,
+    reason: string,
+    patch?: ExecutionPatch,
+  ): ExecutionRecord
+  /**
+   * @example
+   * ledger.executions.getExecution(1)?.state // 'submitted'
+   */
+  getExecution(executionId: number): ExecutionRecord | undefined
+  /**
+   * @example
+   * ledger.executions.getExecutionByIntent('dca-aapl-2025-06-01')
+   */
+  getExecutionByIntent(intentId: string): ExecutionRecord | undefined
+  /**
+   * The execution a quote id was ever attached to (also a quote later dropped for a new one).
+   *
+   * @example
+   * ledger.executions.getExecutionByQuoteId(fill.quoteId)?.id
+   */
+  getExecutionByQuoteId(quoteId: Hex): ExecutionRecord | undefined
+  /**
+   * Executions not yet terminal, oldest first: what crash recovery reconciles at start.
+   *
+   * @example
+   * for (const execution of ledger.executions.listUnfinishedExecutions()) reconcile(execution)
+   */
+  listUnfinishedExecutions(filter?: { chainId?: number | undefined }): ExecutionRecord[]
+  /**
+   * The event log of one execution, oldest first.
+   *
+   * @example
+   * ledger.executions.listExecutionEvents(1).map((event) => event.to)
+   * // ['intent', 'quoting', 'quoted', 'submitted', 'confirmed']
+   */
+  listExecutionEvents(executionId: number): ExecutionEvent[]
+}
+
+/** Builds the executions repository over an open database (see `openLedger`). */
+export function createExecutionsRepository({ db, now }: RepositoryContext): ExecutionsRepository {
+  const insertExecution = db.prepare<
+    [
+      {
+        intent_id: string
+        chain_id: number
+        ticker: string
+        exchange: number
+        side: string
+        amount_in: string
+        amount_type: string
+        limit_price: string | null
+        state: string
+        reason: string
+        now: number
+      },
+    ]
+  >(
+    `INSERT INTO executions (intent_id, chain_id, ticker, exchange, side, amount_in, amount_type, limit_price,
+       state, reason, created_at_ms, updated_at_ms)
+     VALUES (@intent_id, @chain_id, @ticker, @exchange, @side, @amount_in, @amount_type, @limit_price,
+       @state, @reason, @now, @now)
+     ON CONFLICT (intent_id) DO NOTHING`,
+  )
+  const insertEvent = db.prepare<[number, string | null, string, string, string | null, number]>(
+    `INSERT INTO execution_events (execution_id, from_state, to_state, reason, quote_id, at_ms)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  )
+  const selectById = db.prepare<[number], ExecutionRow>('SELECT * FROM executions WHERE id = ?')
+  const selectByIntent = db.prepare<[string], ExecutionRow>('SELECT * FROM executions WHERE intent_id = ?')
+  const selectQuoteOwner = db.prepare<[string], { execution_id: number }>(
+    'SELECT execution_id FROM execution_quotes WHERE quote_id = ?',
+  )
+  const insertQuoteOwner = db.prepare<[string, number, number]>(
+    'INSERT INTO execution_quotes (quote_id, execution_id, attached_at_ms) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+  )
+  const compareAndSet = db.prepare<
+    [
+      {
+        id: number
+        from: string
+        to: string
+        reason: string
+        now: number
+        set_quote_id: number
+        quote_id: string | null
+        set_quote: number
+        quote_json: string | null
+        set_notional: number
+        notional: string | null
+        asset_decimals: number | null
+      },
+    ]
+  >(
+    `UPDATE executions SET
+       state = @to, reason = @reason, updated_at_ms = @now,
+       quote_id = CASE WHEN @set_quote_id THEN @quote_id ELSE quote_id END,
+       quote_json = CASE WHEN @set_quote THEN @quote_json ELSE quote_json END,
+       notional = CASE WHEN @set_notional THEN @notional ELSE notional END,
+       asset_decimals = CASE WHEN @set_notional THEN @asset_decimals ELSE asset_decimals END
+     WHERE id = @id AND state = @from`,
+  )
+  const selectUnfinished = db.prepare<[number | null, number | null], ExecutionRow>(
+    `SELECT * FROM executions
+     WHERE state NOT IN ('confirmed', 'failed', 'expired', 'rejected') AND (? IS NULL OR chain_id = ?)
+     ORDER BY id`,
+  )
+  const selectEvents = db.prepare<[number], EventRow>(
+    'SELECT * FROM execution_events WHERE execution_id = ? ORDER BY id',
+  )
+
+  const mustGet = (executionId: number): ExecutionRecord => {
+    const row = selectById.get(executionId)
+    if (!row)
+      throw new ExecutionStateError({
+        code: 'EXECUTION_NOT_FOUND',
+        shortMessage: `Execution ${executionId} does not exist in this ledger: check the id (and that the daemon and CLI use the same ledger file).`,
+        details: { executionId },
+      })
+    return toRecord(row)
+  }
+
+  const create = db.transaction((execution: NewExecution): ExecutionRecord => {
+    const intentId = nonEmpty(execution.intentId, 'intentId')
+    if (typeof execution.amountIn !== 'string' || !/^\d+(\.\d+)?$/.test(execution.amountIn))
+      throw new LedgerInputError(
+        'amountIn',
+        execution.amountIn,
+        'is not a plain decimal in natural units, such as "1000" or "0.5".',
+      )
+    if (execution.side === 'sell' && execution.amountType === 'stablecoin')
+      throw new LedgerInputError(
+        'amountType',
+        execution.amountType,
+        "applies to buys only: a sell's amountIn is a share quantity (use 'stocktoken').",
+      )
+    const at = now()
+    const result = insertExecution.run({
+      intent_id: intentId,
+      chain_id: safeInteger(execution.chainId, 'chainId', 1),
+      ticker: nonEmpty(execution.ticker, 'ticker'),
+      exchange: checkExchange(execution.exchange),
+      side: checkOneOf(execution.side, ['buy', 'sell'], 'side'),
+      amount_in: execution.amountIn,
+      amount_type: checkOneOf(execution.amountType, ['stablecoin', 'stocktoken'], 'amountType'),
+      limit_price: execution.limitPrice === undefined ? null : uintToText(execution.limitPrice, 'limitPrice'),
+      state: 'intent',
+      reason: execution.reason ?? 'intent recorded',
+      now: at,
+    })
+    if (result.changes === 0) {
+      const existing = selectByIntent.get(intentId)
+      throw new ExecutionStateError({
+        code: 'DUPLICATE_INTENT',
+        shortMessage: `Intent ${JSON.stringify(intentId)} already has execution ${existing?.id}: an intent is executed at most once. Follow that execution instead of creating another.`,
+        details: { intentId, existingExecutionId: existing?.id },
+      })
+    }
+    const id = Number(result.lastInsertRowid)
+    insertEvent.run(id, null, 'intent', execution.reason ?? 'intent recorded', null, at)
+    return mustGet(id)
+  })
+
+  const move = db.transaction(
+    (
+      executionId: number,
+      from: ExecutionState,
+      to: ExecutionState,
+      reason: string,
+      patch: ExecutionPatch,
+    ): ExecutionRecord => {
+      const at = now()
+      const quoteId =
+        patch.quoteId === undefined || patch.quoteId === null
+          ? patch.quoteId
+          : canonicalBytes32(patch.quoteId, 'quoteId')
+      if (quoteId) {
+        const owner = selectQuoteOwner.get(quoteId)
+        if (owner && owner.execution_id !== executionId)
+          throw new ExecutionStateError({
+            code: 'DUPLICATE_QUOTE',
+            shortMessage: `Quote ${quoteId} already belongs to execution ${owner.execution_id}: a quote is executed at most once. Request a new quote for execution ${executionId}.`,
+            details: { quoteId, executionId, existingExecutionId: owner.execution_id },
+          })
+      }
+      const setNotional = patch.notional !== undefined
+      const result = compareAndSet.run({
+        id: executionId,
+        from,
+        to,
+        reason,
+        now: at,
+        set_quote_id: quoteId === undefined ? 0 : 1,
+        quote_id: quoteId ?? null,
+        set_quote: patch.quote === undefined ? 0 : 1,
+        quote_json: patch.quote === undefined || patch.quote === null ? null : jsonWithBigints(patch.quote),
+        set_notional: setNotional ? 1 : 0,
+        notional: patch.notional ? uintToText(patch.notional.amount, 'notional.amount') : null,
+        asset_decimals: patch.notional ? safeInteger(patch.notional.decimals, 'notional.decimals') : null,
+      })
+      if (result.changes === 0) {
+        const actual = mustGet(executionId).state
+        throw new ExecutionStateError({
+          code: 'EXECUTION_STATE_CONFLICT',
+          shortMessage: `Execution ${executionId} is ${actual}, not ${from}: another worker moved it first. Reload it and decide again; do not retry the move blindly.`,
+          details: { executionId, expected: from, actual, to },
+        })
+      }
+      if (quoteId) insertQuoteOwner.run(quoteId, executionId, at)
+      const record = mustGet(executionId)
+      insertEvent.run(executionId, from, to, reason, record.quoteId, at)
+      return record
+    },
+  )
+
+  return {
+    createExecution: (execution) => create.immediate(execution),
+    transition(executionId, from, to, reason, patch = {}) {
+      safeInteger(executionId, 'executionId', 1)
+      if (!isAllowedTransition(from, to)) {
+        const allowed: readonly string[] = executionTransitions[from] ?? []
+        throw new ExecutionStateError({
+          code: 'ILLEGAL_TRANSITION',
+          shortMessage: `Execution ${executionId} cannot move from ${from} to ${to}: from ${from} the allowed moves are ${allowed.length > 0 ? allowed.join(', ') : 'none (it is terminal)'}.`,
+          details: { executionId, from, to, allowed },
+        })
+      }
+      if (typeof reason !== 'string' || reason === '')
+        throw new LedgerInputError('reason', reason, 'is empty: say why the execution moves.')
+      return move.immediate(executionId, from, to, reason, patch)
+    },
+    getExecution(executionId) {
+      const row = selectById.get(executionId)
+      return row ? toRecord(row) : undefined
+    },
+    getExecutionByIntent(intentId) {
+      const row = selectByIntent.get(intentId)
+      return row ? toRecord(row) : undefined
+    },
+    getExecutionByQuoteId(quoteId) {
+      const owner = selectQuoteOwner.get(canonicalBytes32(quoteId, 'quoteId'))
+      if (!owner) return undefined
+      const row = selectById.get(owner.execution_id)
+      return row ? toRecord(row) : undefined
+    },
+    listUnfinishedExecutions(filter = {}) {
+      const chainId = filter.chainId ?? null
+      return selectUnfinished.all(chainId, chainId).map(toRecord)
+    },
+    listExecutionEvents(executionId) {
+      return selectEvents.all(executionId).map(toEvent)
+    },
+  }
+}
+
+function nonEmpty(value: string, field: string): string {
+  if (typeof value !== 'string' || value === '')
+    throw new LedgerInputError(field, value, 'must be a non-empty string.')
+  return value
+}
+
+function checkExchange(exchange: number): number {
+  if (typeof exchange !== 'number' || !isExchangeCode(exchange))
+    throw new LedgerInputError('exchange', exchange, 'is not an exchange code: use 0 (US), 1 (HK) or 3 (KR).')
+  return exchange
+}
+
+function checkOneOf<T extends string>(value: T, allowed: readonly T[], field: string): T {
+  if (!allowed.includes(value))
+    throw new LedgerInputError(field, value, `must be one of ${allowed.join(', ')}.`)
+  return value
+}

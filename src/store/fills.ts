@@ -1,0 +1,257 @@
+import type { Address, Hex } from 'viem'
+import { StockrouteError } from '../domain/errors.js'
+import type { ExchangeCode, TokenKind } from '../domain/markets.js'
+import { type AssetAmount, type ShareQuantity, type StockQuantity, toAssetAmount } from '../domain/units.js'
+import {
+  blockNumberToInteger,
+  canonicalAddress,
+  canonicalBytes32,
+  LedgerInputError,
+  safeInteger,
+  textToUint,
+  uintToText,
+} from './codec.js'
+import type { RepositoryContext } from './context.js'
+import { checkTokenInfo, createPositionWriter, fillEntryOfRow, type PositionRecord } from './positions.js'
+
+/**
+ * One settlement, decoded from the executor's `QuoteExecuted(quoteId, taker, stockToken,
+ * assetToken, isBuy, amountIn, amountOut, feeAmount)` log, with where it was mined and what it was.
+ * Buy: `amountIn` is the asset paid (fee included), `amountOut` the stock received; sell:
+ * `amountIn` the stock delivered, `amountOut` the asset received net of the fee.
+ */
+export type NewFill = {
+  chainId: number
+  txHash: Hex
+  logIndex: number
+  /** The execution it settles; looked up by quote id when omitted. */
+  executionId?: number | undefined
+  quoteId: Hex
+  taker: Address
+  stockToken: Address
+  assetToken: Address
+  isBuy: boolean
+  amountIn: bigint
+  amountOut: bigint
+  feeAmount: AssetAmount
+  blockNumber: bigint
+  /** The block's timestamp, Unix seconds (viem's `block.timestamp`). */
+  blockTime: bigint
+  ticker: string
+  exchange: ExchangeCode
+  /** The stock token's kind: the unit of the stock amount. */
+  tokenKind: TokenKind
+  /** Decimals of `assetToken` on this chain. */
+  assetDecimals: number
+}
+
+/** A stored fill, with its amounts also by unit. */
+export type FillRecord = Omit<NewFill, 'executionId'> & {
+  id: number
+  /** Ledger order, shared with position adjustments. */
+  seq: number
+  executionId: number | null
+  /** The stock side (whole shares for a StockToken, 1e18 units for a ShareToken). */
+  stockAmount: StockQuantity | ShareQuantity
+  /** The asset side: paid (buy, fee included) or received (sell, net of fee). */
+  assetAmount: AssetAmount
+  recordedAtMs: number
+}
+
+/** What {@link FillsRepository.recordFill} did. */
+export type RecordFillResult =
+  | { status: 'recorded'; fill: FillRecord; position: PositionRecord }
+  /** This (chain, tx hash, log index) was recorded before; nothing changed. */
+  | { status: 'duplicate'; fill: FillRecord }
+
+/** Stable codes of {@link FillRecordError}. */
+export type FillRecordErrorCode = 'FILL_CONFLICT'
+
+/**
+ * A fill with the same (chain, tx hash, log index) is stored with different contents: one of the
+ * two decodings is wrong. Nothing was changed.
+ *
+ * @example
+ * try {
+ *   ledger.fills.recordFill(fill)
+ * } catch (error) {
+ *   if (error instanceof FillRecordError) alert(error.details)
+ * }
+ */
+export class FillRecordError extends StockrouteError {
+  override name = 'FillRecordError'
+  override readonly code: FillRecordErrorCode = 'FILL_CONFLICT'
+}
+
+type FillRow = {
+  id: number
+  seq: number
+  chain_id: number
+  tx_hash: string
+  log_index: number
+  execution_id: number | null
+  quote_id: string
+  taker: string
+  stock_token: string
+  asset_token: string
+  token_kind: TokenKind
+  asset_decimals: number
+  ticker: string
+  exchange: number
+  is_buy: number
+  amount_in: string
+  amount_out: string
+  fee_amount: string
+  block_number: number
+  block_time: number
+  recorded_at_ms: number
+}
+
+function toRecord(row: FillRow): FillRecord {
+  const entry = fillEntryOfRow(row)
+  if (entry.kind !== 'fill') throw new Error('unreachable')
+  return {
+    id: row.id,
+    seq: row.seq,
+    chainId: row.chain_id,
+    txHash: row.tx_hash as Hex,
+    logIndex: row.log_index,
+    executionId: row.execution_id,
+    quoteId: row.quote_id as Hex,
+    taker: row.taker as Address,
+    stockToken: row.stock_token as Address,
+    assetToken: row.asset_token as Address,
+    isBuy: row.is_buy === 1,
+    amountIn: textToUint(row.amount_in, 'fills.amount_in'),
+    amountOut: textToUint(row.amount_out, 'fills.amount_out'),
+    feeAmount: toAssetAmount(textToUint(row.fee_amount, 'fills.fee_amount')),
+    blockNumber: BigInt(row.block_number),
+    blockTime: BigInt(row.block_time),
+    ticker: row.ticker,
+    exchange: row.exchange as ExchangeCode,
+    tokenKind: row.token_kind,
+    assetDecimals: row.asset_decimals,
+    stockAmount: entry.stockAmount as StockQuantity | ShareQuantity,
+    assetAmount: toAssetAmount(entry.assetAmount),
+    recordedAtMs: row.recorded_at_ms,
+  }
+}
+
+/** The fills repository: settlements decoded from the chain, each counted once, with their positions. */
+export type FillsRepository = {
+  /**
+   * Stores a fill and updates its position in the same transaction. Idempotent: the same
+   * (chain id, tx hash, log index) again changes nothing and returns `duplicate` (throws
+   * {@link FillRecordError} if its contents differ).
+   *
+   * @example
+   * const result = ledger.fills.recordFill({ chainId, txHash, logIndex, ...decodedQuoteExecuted, blockNumber,
+   *   blockTime: block.timestamp, ticker: 'AAPL', exchange: 0, tokenKind: 'stock', assetDecimals: 6 })
+   * if (result.status === 'recorded') result.position.balance
+   */
+  recordFill(fill: NewFill): RecordFillResult
+  /**
+   * @example
+   * ledger.fills.getFill(31337, txHash, 3)
+   */
+  getFill(chainId: number, txHash: Hex, logIndex: number): FillRecord | undefined
+  /**
+   * Fills in ledger order, optionally of one chain, one execution, or recorded since a time.
+   *
+   * @example
+   * ledger.fills.listFills({ executionId: 12 })
+   */
+  listFills(filter?: {
+    chainId?: number | undefined
+    executionId?: number | undefined
+    sinceMs?: number | undefined
+  }): FillRecord[]
+}
+
+/** Builds the fills repository over an open database (see `openLedger`). */
+export function createFillsRepository(context: RepositoryContext): FillsRepository {
+  const { db, now } = context
+  const writer = createPositionWriter(context)
+  const selectOne = db.prepare<[number, string, number], FillRow>(
+    'SELECT * FROM fills WHERE chain_id = ? AND tx_hash = ? AND log_index = ?',
+  )
+  const selectQuoteOwner = db.prepare<[string], { execution_id: number }>(
+    'SELECT execution_id FROM execution_quotes WHERE quote_id = ?',
+  )
+  const insert = db.prepare<[Omit<FillRow, 'id'>]>(
+    `INSERT INTO fills (seq, chain_id, tx_hash, log_index, execution_id, quote_id, taker, stock_token, asset_token,
+       token_kind, asset_decimals, ticker, exchange, is_buy, amount_in, amount_out, fee_amount, block_number,
+       block_time, recorded_at_ms)
+     VALUES (@seq, @chain_id, @tx_hash, @log_index, @execution_id, @quote_id, @taker, @stock_token, @asset_token,
+       @token_kind, @asset_decimals, @ticker, @exchange, @is_buy, @amount_in, @amount_out, @fee_amount,
+       @block_number, @block_time, @recorded_at_ms)`,
+  )
+  const selectMany = db.prepare<
+    [number | null, number | null, number | null, number | null, number | null],
+    FillRow
+  >(
+    `SELECT * FROM fills WHERE (? IS NULL OR chain_id = ?) AND (? IS NULL OR execution_id = ?)
+       AND recorded_at_ms >= coalesce(?, 0) ORDER BY seq`,
+  )
+
+  const record = db.transaction((fill: NewFill): RecordFillResult => {
+    const token = checkTokenInfo(fill, 'fill')
+    if (typeof fill.isBuy !== 'boolean') throw new LedgerInputError('isBuy', fill.isBuy, 'must be a boolean.')
+    const blockTime = fill.blockTime
+    if (typeof blockTime !== 'bigint' || blockTime < 0n)
+      throw new LedgerInputError('blockTime', blockTime, 'must be a non-negative bigint of Unix seconds.')
+    const row: Omit<FillRow, 'id' | 'seq' | 'execution_id' | 'recorded_at_ms'> = {
+      chain_id: safeInteger(fill.chainId, 'chainId', 1),
+      tx_hash: canonicalBytes32(fill.txHash, 'txHash'),
+      log_index: safeInteger(fill.logIndex, 'logIndex'),
+      quote_id: canonicalBytes32(fill.quoteId, 'quoteId'),
+      taker: canonicalAddress(fill.taker, 'taker'),
+      stock_token: canonicalAddress(fill.stockToken, 'stockToken'),
+      asset_token: token.assetToken,
+      token_kind: token.tokenKind,
+      asset_decimals: token.assetDecimals,
+      ticker: token.ticker,
+      exchange: token.exchange,
+      is_buy: fill.isBuy ? 1 : 0,
+      amount_in: uintToText(fill.amountIn, 'amountIn'),
+      amount_out: uintToText(fill.amountOut, 'amountOut'),
+      fee_amount: uintToText(fill.feeAmount, 'feeAmount'),
+      block_number: blockNumberToInteger(fill.blockNumber, 'blockNumber'),
+      block_time: blockNumberToInteger(blockTime, 'blockTime'),
+    }
+    const existing = selectOne.get(row.chain_id, row.tx_hash, row.log_index)
+    if (existing) {
+      const differing = (Object.keys(row) as (keyof typeof row)[]).filter((key) => existing[key] !== row[key])
+      if (differing.length > 0)
+        throw new FillRecordError({
+          code: 'FILL_CONFLICT',
+          shortMessage: `Fill ${row.tx_hash}#${row.log_index} on chain ${row.chain_id} is already stored with different ${differing.join(', ')}: one decoding of that log is wrong. Nothing was changed.`,
+          details: { chainId: row.chain_id, txHash: row.tx_hash, logIndex: row.log_index, differing },
+        })
+      return { status: 'duplicate', fill: toRecord(existing) }
+    }
+    const executionId =
+      fill.executionId === undefined
+        ? (selectQuoteOwner.get(row.quote_id)?.execution_id ?? null)
+        : safeInteger(fill.executionId, 'executionId', 1)
+    const seq = writer.nextSeq()
+    const full: Omit<FillRow, 'id'> = { ...row, seq, execution_id: executionId, recorded_at_ms: now() }
+    const position = writer.apply(fillEntryOfRow(full))
+    insert.run(full)
+    const stored = selectOne.get(row.chain_id, row.tx_hash, row.log_index) as FillRow
+    return { status: 'recorded', fill: toRecord(stored), position }
+  })
+
+  return {
+    recordFill: (fill) => record.immediate(fill),
+    getFill(chainId, txHash, logIndex) {
+      const row = selectOne.get(chainId, canonicalBytes32(txHash, 'txHash'), logIndex)
+      return row ? toRecord(row) : undefined
+    },
+    listFills(filter = {}) {
+      const chainId = filter.chainId ?? null
+      const executionId = filter.executionId ?? null
+      return selectMany.all(chainId, chainId, executionId, executionId, filter.sinceMs ?? null).map(toRecord)
+    },
+  }
+}

@@ -1,0 +1,25 @@
+// The SQLite ledger: open it with openLedger, then use its repositories.
+
+export * from './checkpoints.js'
+export { LedgerInputError, type LedgerInputErrorCode } from './codec.js'
+export * from './executions.js'
+export * from './fills.js'
+export { latestSchemaVersion, type Migration, migrations } from './migrations.js'
+export * from './nonces.js'
+export * from './openLedger.js'
+export {
+  type ApplyPositionAdjustmentResult,
+  applyPositionEntry,
+  averagePrice,
+  type PositionAdjustment,
+  type PositionEntry,
+  PositionError,
+  type PositionErrorCode,
+  type PositionMismatch,
+  type PositionRecord,
+  type PositionState,
+  type PositionsRepository,
+  type PositionTokenInfo,
+} from './positions.js'
+export * from './risk.js'
+export * from './transactions.js'

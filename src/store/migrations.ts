@@ -1,0 +1,202 @@
+/**
+ * One schema change of the ledger. Migrations are numbered from 1 without gaps, each applied in its
+ * own transaction together with its row in `schema_migrations`. A migration is never edited once
+ * released: change the schema with a new one.
+ */
+export type Migration = {
+  readonly version: number
+  readonly name: string
+  readonly sql: string
+}
+
+// CHECK fragments. Amounts are decimal TEXT (uint256 does not fit in INTEGER): canonical digits,
+// no sign, no leading zero; signed columns allow one leading '-'.
+const uint = (column: string) =>
+  `(${column} = '0' OR (${column} GLOB '[1-9]*' AND ${column} NOT GLOB '*[^0-9]*'))`
+const int = (column: string) =>
+  `(${column} = '0' OR (${column} GLOB '[1-9]*' AND ${column} NOT GLOB '*[^0-9]*') OR (${column} GLOB '-[1-9]*' AND substr(${column}, 2) NOT GLOB '*[^0-9]*'))`
+const bytes32 = (column: string) =>
+  `(length(${column}) = 66 AND ${column} GLOB '0x*' AND lower(${column}) = ${column})`
+
+const executionStates = `('intent', 'quoting', 'quoted', 'approving', 'submitted', 'confirmed', 'failed', 'expired', 'rejected')`
+
+/** The ledger's migrations, in order. */
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'ledger',
+    sql: `
+CREATE TABLE executions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  intent_id TEXT NOT NULL UNIQUE CHECK (intent_id <> ''),
+  chain_id INTEGER NOT NULL CHECK (chain_id > 0),
+  ticker TEXT NOT NULL CHECK (ticker <> ''),
+  exchange INTEGER NOT NULL,
+  side TEXT NOT NULL CHECK (side IN ('buy', 'sell')),
+  amount_in TEXT NOT NULL CHECK (amount_in <> ''),
+  amount_type TEXT NOT NULL CHECK (amount_type IN ('stablecoin', 'stocktoken')),
+  limit_price TEXT CHECK (limit_price IS NULL OR ${uint('limit_price')}),
+  quote_id TEXT UNIQUE CHECK (quote_id IS NULL OR ${bytes32('quote_id')}),
+  quote_json TEXT CHECK (quote_json IS NULL OR json_valid(quote_json)),
+  notional TEXT CHECK (notional IS NULL OR ${uint('notional')}),
+  asset_decimals INTEGER CHECK (asset_decimals IS NULL OR asset_decimals BETWEEN 0 AND 36),
+  state TEXT NOT NULL CHECK (state IN ${executionStates}),
+  reason TEXT NOT NULL,
+  created_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL,
+  CHECK ((notional IS NULL) = (asset_decimals IS NULL))
+) STRICT;
+CREATE INDEX executions_unfinished ON executions (state)
+  WHERE state NOT IN ('confirmed', 'failed', 'expired', 'rejected');
+
+-- Every quote id ever attached to an execution, also the ones dropped for a fresh quote: a quote id
+-- belongs to one execution forever.
+CREATE TABLE execution_quotes (
+  quote_id TEXT PRIMARY KEY CHECK (${bytes32('quote_id')}),
+  execution_id INTEGER NOT NULL REFERENCES executions (id),
+  attached_at_ms INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE execution_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  execution_id INTEGER NOT NULL REFERENCES executions (id),
+  from_state TEXT CHECK (from_state IS NULL OR from_state IN ${executionStates}),
+  to_state TEXT NOT NULL CHECK (to_state IN ${executionStates}),
+  reason TEXT NOT NULL,
+  quote_id TEXT,
+  at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX execution_events_by_execution ON execution_events (execution_id, id);
+
+CREATE TABLE nonces (
+  chain_id INTEGER NOT NULL CHECK (chain_id > 0),
+  address TEXT NOT NULL,
+  next_nonce INTEGER NOT NULL CHECK (next_nonce >= 0),
+  updated_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (chain_id, address)
+) STRICT;
+
+CREATE TABLE transactions (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  execution_id INTEGER REFERENCES executions (id),
+  chain_id INTEGER NOT NULL CHECK (chain_id > 0),
+  from_address TEXT NOT NULL,
+  nonce INTEGER NOT NULL CHECK (nonce >= 0),
+  kind TEXT NOT NULL CHECK (kind IN ('approve', 'execute', 'cancel')),
+  hash TEXT NOT NULL CHECK (${bytes32('hash')}),
+  raw TEXT NOT NULL CHECK (raw GLOB '0x*'),
+  status TEXT NOT NULL CHECK (status IN ('signed', 'broadcast', 'mined', 'failed', 'replaced')),
+  replaces_id INTEGER REFERENCES transactions (id),
+  block_number INTEGER,
+  receipt_status TEXT CHECK (receipt_status IS NULL OR receipt_status IN ('success', 'reverted')),
+  error TEXT,
+  created_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL,
+  UNIQUE (chain_id, hash),
+  CHECK ((status = 'mined') = (block_number IS NOT NULL AND receipt_status IS NOT NULL))
+) STRICT;
+-- A nonce is held by at most one live transaction, whatever its kind. A replacement (cancel or
+-- speed-up) takes the nonce over in the same transaction that marks its predecessor 'replaced'.
+CREATE UNIQUE INDEX transactions_live_nonce ON transactions (chain_id, from_address, nonce)
+  WHERE status IN ('signed', 'broadcast', 'mined');
+CREATE INDEX transactions_by_execution ON transactions (execution_id, id);
+CREATE INDEX transactions_pending ON transactions (chain_id, status) WHERE status IN ('signed', 'broadcast');
+
+CREATE TABLE fills (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER NOT NULL UNIQUE,
+  chain_id INTEGER NOT NULL CHECK (chain_id > 0),
+  tx_hash TEXT NOT NULL CHECK (${bytes32('tx_hash')}),
+  log_index INTEGER NOT NULL CHECK (log_index >= 0),
+  execution_id INTEGER REFERENCES executions (id),
+  quote_id TEXT NOT NULL CHECK (${bytes32('quote_id')}),
+  taker TEXT NOT NULL,
+  stock_token TEXT NOT NULL,
+  asset_token TEXT NOT NULL,
+  token_kind TEXT NOT NULL CHECK (token_kind IN ('stock', 'share')),
+  asset_decimals INTEGER NOT NULL CHECK (asset_decimals BETWEEN 0 AND 36),
+  ticker TEXT NOT NULL,
+  exchange INTEGER NOT NULL,
+  is_buy INTEGER NOT NULL CHECK (is_buy IN (0, 1)),
+  amount_in TEXT NOT NULL CHECK (${uint('amount_in')}),
+  amount_out TEXT NOT NULL CHECK (${uint('amount_out')}),
+  fee_amount TEXT NOT NULL CHECK (${uint('fee_amount')}),
+  block_number INTEGER NOT NULL CHECK (block_number >= 0),
+  block_time INTEGER NOT NULL CHECK (block_time >= 0),
+  recorded_at_ms INTEGER NOT NULL,
+  UNIQUE (chain_id, tx_hash, log_index)
+) STRICT;
+CREATE INDEX fills_by_recorded_at ON fills (recorded_at_ms);
+CREATE INDEX fills_by_quote ON fills (quote_id);
+CREATE INDEX fills_by_execution ON fills (execution_id) WHERE execution_id IS NOT NULL;
+
+CREATE TABLE position_adjustments (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER NOT NULL UNIQUE,
+  chain_id INTEGER NOT NULL CHECK (chain_id > 0),
+  token_address TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('split', 'delisting', 'transfer')),
+  ratio_numerator TEXT CHECK (ratio_numerator IS NULL OR ${uint('ratio_numerator')}),
+  ratio_denominator TEXT CHECK (ratio_denominator IS NULL OR ${uint('ratio_denominator')}),
+  quantity TEXT CHECK (quantity IS NULL OR ${int('quantity')}),
+  amount TEXT CHECK (amount IS NULL OR ${uint('amount')}),
+  ticker TEXT,
+  exchange INTEGER,
+  token_kind TEXT CHECK (token_kind IS NULL OR token_kind IN ('stock', 'share')),
+  asset_token TEXT,
+  asset_decimals INTEGER CHECK (asset_decimals IS NULL OR asset_decimals BETWEEN 0 AND 36),
+  reference TEXT UNIQUE,
+  reason TEXT NOT NULL,
+  recorded_at_ms INTEGER NOT NULL,
+  CHECK (kind <> 'split' OR (ratio_numerator IS NOT NULL AND ratio_denominator IS NOT NULL
+    AND ratio_numerator <> '0' AND ratio_denominator <> '0')),
+  CHECK (kind <> 'transfer' OR (quantity IS NOT NULL AND quantity <> '0' AND amount IS NOT NULL))
+) STRICT;
+CREATE INDEX position_adjustments_by_token ON position_adjustments (chain_id, token_address);
+
+-- Maintained in the same transaction as each fill or adjustment; recomputePositions() rebuilds it
+-- from fills and adjustments in ledger order (seq).
+CREATE TABLE positions (
+  chain_id INTEGER NOT NULL CHECK (chain_id > 0),
+  token_address TEXT NOT NULL,
+  ticker TEXT NOT NULL,
+  exchange INTEGER NOT NULL,
+  token_kind TEXT NOT NULL CHECK (token_kind IN ('stock', 'share')),
+  asset_token TEXT NOT NULL,
+  asset_decimals INTEGER NOT NULL CHECK (asset_decimals BETWEEN 0 AND 36),
+  balance TEXT NOT NULL CHECK (${int('balance')}),
+  locked TEXT NOT NULL DEFAULT '0' CHECK (${uint('locked')}),
+  cost_basis TEXT NOT NULL CHECK (${int('cost_basis')}),
+  avg_price TEXT NOT NULL CHECK (${uint('avg_price')}),
+  realized_pnl TEXT NOT NULL CHECK (${int('realized_pnl')}),
+  last_seq INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (chain_id, token_address)
+) STRICT;
+
+CREATE TABLE kill_switch (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  halted INTEGER NOT NULL CHECK (halted IN (0, 1)),
+  reason TEXT,
+  changed_at_ms INTEGER
+) STRICT;
+INSERT INTO kill_switch (id, halted, reason, changed_at_ms) VALUES (1, 0, NULL, NULL);
+
+CREATE TABLE kill_switch_events (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  action TEXT NOT NULL CHECK (action IN ('halt', 'resume')),
+  reason TEXT NOT NULL,
+  at_ms INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE checkpoints (
+  chain_id INTEGER PRIMARY KEY CHECK (chain_id > 0),
+  block_number INTEGER NOT NULL CHECK (block_number >= 0),
+  updated_at_ms INTEGER NOT NULL
+) STRICT;
+`,
+  },
+]
+
+/** The schema version this build writes: the last migration's number. */
+export const latestSchemaVersion: number = migrations.at(-1)?.version ?? 0

@@ -1,0 +1,294 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import Database from 'better-sqlite3'
+import { StockrouteError } from '../domain/errors.js'
+import { type CheckpointsRepository, createCheckpointsRepository } from './checkpoints.js'
+import type { RepositoryContext } from './context.js'
+import { createExecutionsRepository, type ExecutionsRepository } from './executions.js'
+import { createFillsRepository, type FillsRepository } from './fills.js'
+import { migrations as ledgerMigrations, type Migration } from './migrations.js'
+import { createNoncesRepository, type NoncesRepository } from './nonces.js'
+import { createPositionsRepository, type PositionsRepository } from './positions.js'
+import { createRiskRepository, type RiskRepository } from './risk.js'
+import { createTransactionsRepository, type TransactionsRepository } from './transactions.js'
+
+/** `PRAGMA application_id` of a stockroute ledger ("SRLG"): a SQLite file of another program is refused. */
+export const ledgerApplicationId = 0x53524c47
+
+/** Stable codes of {@link LedgerError}. */
+export type LedgerErrorCode =
+  | 'LEDGER_OPEN_FAILED'
+  | 'LEDGER_NOT_FOUND'
+  | 'LEDGER_NOT_STOCKROUTE'
+  | 'LEDGER_TOO_NEW'
+  | 'LEDGER_SCHEMA_MISMATCH'
+  | 'LEDGER_NEEDS_MIGRATION'
+  | 'LEDGER_MIGRATION_FAILED'
+
+/**
+ * The ledger file cannot be used: it cannot be opened, is not a stockroute ledger, was written by
+ * a newer stockroute (`LEDGER_TOO_NEW`), or a migration failed (the file is left at the last
+ * version that applied).
+ *
+ * @example
+ * try {
+ *   openLedger({ path })
+ * } catch (error) {
+ *   if (error instanceof LedgerError && error.code === 'LEDGER_TOO_NEW') console.error(error.shortMessage)
+ * }
+ */
+export class LedgerError extends StockrouteError {
+  override name = 'LedgerError'
+  override readonly code: LedgerErrorCode
+  constructor(parameters: {
+    code: LedgerErrorCode
+    shortMessage: string
+    details: Readonly<Record<string, unknown>>
+    cause?: unknown
+  }) {
+    super(parameters)
+    this.code = parameters.code
+  }
+}
+
+export type OpenLedgerParameters = {
+  /** The SQLite file (`config.ledgerPath`; dry runs use a file of their own). Parent folders are created. */
+  path: string
+  /** Open for reading only (reports): never creates, migrates or writes; the schema must be current. */
+  readonly?: boolean | undefined
+  /** How long a write waits for another process's write lock before failing (default 5000 ms). */
+  busyTimeoutMs?: number | undefined
+  /** The ledger's clock in Unix milliseconds (default `Date.now`). */
+  now?: (() => number) | undefined
+  /** @internal Tests only: the migrations to apply instead of the ledger's. */
+  migrations?: readonly Migration[] | undefined
+}
+
+/** An open ledger: its repositories, bound to one SQLite connection. */
+export type Ledger = {
+  readonly path: string
+  readonly readonly: boolean
+  /** The schema version of the file (the last applied migration). */
+  readonly schemaVersion: number
+  /** The connection, for read queries of reports. Write through the repositories only. */
+  readonly database: Database.Database
+  readonly executions: ExecutionsRepository
+  readonly transactions: TransactionsRepository
+  readonly nonces: NoncesRepository
+  readonly fills: FillsRepository
+  readonly positions: PositionsRepository
+  readonly risk: RiskRepository
+  readonly checkpoints: CheckpointsRepository
+  /**
+   * Runs `work` in one write transaction (BEGIN IMMEDIATE): repository calls inside it commit
+   * together or not at all (each becomes a savepoint). `work` must be synchronous.
+   *
+   * @example
+   * ledger.atomically(() => {
+   *   ledger.transactions.markMined(chainId, hash, { blockNumber, status: 'success' })
+   *   ledger.fills.recordFill(fill)
+   *   ledger.executions.transition(executionId, 'submitted', 'confirmed', 'receipt success')
+   * })
+   */
+  atomically<T>(work: () => T): T
+  /** Closes the connection (the WAL is checkpointed when the last connection closes). Idempotent. */
+  close(): void
+}
+
+/**
+ * Opens (creating it if needed) the SQLite ledger at `path`: WAL journal, `synchronous=FULL`
+ * (a committed fill survives a power cut), foreign keys on, a busy timeout so that the daemon and
+ * the CLI can share the file; applies pending migrations, each in its own transaction; refuses a
+ * file written by a newer version. Throws {@link LedgerError}.
+ *
+ * @example
+ * const ledger = openLedger({ path: config.ledgerPath })
+ * try {
+ *   const execution = ledger.executions.createExecution({ intentId, chainId, ticker: 'AAPL', exchange: 0,
+ *     side: 'buy', amountIn: '1000', amountType: 'stablecoin' })
+ * } finally {
+ *   ledger.close()
+ * }
+ */
+export function openLedger(parameters: OpenLedgerParameters): Ledger {
+  const path = resolve(parameters.path)
+  const readonly = parameters.readonly ?? false
+  const migrations = parameters.migrations ?? ledgerMigrations
+  const now = parameters.now ?? Date.now
+  const timeout = parameters.busyTimeoutMs ?? 5000
+
+  if (readonly && !existsSync(path))
+    throw new LedgerError({
+      code: 'LEDGER_NOT_FOUND',
+      shortMessage: `No ledger at ${path}: check the path (config dataDir), or run the daemon once to create it.`,
+      details: { path },
+    })
+
+  let db: Database.Database
+  try {
+    if (!readonly) mkdirSync(dirname(path), { recursive: true })
+    db = new Database(path, { readonly, fileMustExist: readonly, timeout })
+  } catch (error) {
+    throw new LedgerError({
+      code: 'LEDGER_OPEN_FAILED',
+      shortMessage: `Cannot open the ledger ${path}: ${(error as Error).message}. Check that the folder exists and is writable.`,
+      details: { path },
+      cause: error,
+    })
+  }
+
+  try {
+    try {
+      assertStockrouteFile(db, path)
+    } catch (error) {
+      if (error instanceof LedgerError) throw error
+      throw new LedgerError({
+        code: 'LEDGER_OPEN_FAILED',
+        shortMessage: `Cannot read the ledger ${path}: ${(error as Error).message}. Is it a SQLite file? Point the ledger path at a new file or a stockroute ledger.`,
+        details: { path },
+        cause: error,
+      })
+    }
+    if (!readonly) {
+      const mode = db.pragma('journal_mode = WAL', { simple: true })
+      if (mode !== 'wal')
+        throw new LedgerError({
+          code: 'LEDGER_OPEN_FAILED',
+          shortMessage: `The ledger ${path} cannot use a WAL journal (got ${String(mode)}): use a file on a local disk, not :memory: or a network share.`,
+          details: { path, journalMode: mode },
+        })
+    }
+    db.pragma('synchronous = FULL')
+    db.pragma('foreign_keys = ON')
+    const schemaVersion = readonly
+      ? checkReadonlyVersion(db, path, migrations)
+      : migrate(db, path, migrations, now)
+
+    const context: RepositoryContext = { db, now }
+    return {
+      path,
+      readonly,
+      schemaVersion,
+      database: db,
+      executions: createExecutionsRepository(context),
+      transactions: createTransactionsRepository(context),
+      nonces: createNoncesRepository(context),
+      fills: createFillsRepository(context),
+      positions: createPositionsRepository(context),
+      risk: createRiskRepository(context),
+      checkpoints: createCheckpointsRepository(context),
+      atomically<T>(work: () => T): T {
+        return db.transaction(work).immediate()
+      },
+      close() {
+        if (db.open) db.close()
+      },
+    }
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}
+
+function assertStockrouteFile(db: Database.Database, path: string): void {
+  const applicationId = db.pragma('application_id', { simple: true })
+  if (applicationId === ledgerApplicationId) return
+  const tables = db
+    .prepare<[], { n: number }>("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'")
+    .get()
+  if (applicationId === 0 && tables?.n === 0) return
+  throw new LedgerError({
+    code: 'LEDGER_NOT_STOCKROUTE',
+    shortMessage: `${path} is a SQLite file of another program (application_id ${String(applicationId)}): point the ledger path at a new or stockroute file.`,
+    details: { path, applicationId },
+  })
+}
+
+type AppliedRow = { version: number; name: string }
+
+function appliedMigrations(db: Database.Database): AppliedRow[] {
+  const exists = db
+    .prepare<[], { n: number }>(
+      "SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'",
+    )
+    .get()
+  if (!exists?.n) return []
+  return db.prepare<[], AppliedRow>('SELECT version, name FROM schema_migrations ORDER BY version').all()
+}
+
+/** Checks the applied migrations against the known ones; returns the file's version. */
+function checkApplied(applied: AppliedRow[], path: string, migrations: readonly Migration[]): number {
+  const latest = migrations.at(-1)?.version ?? 0
+  const version = applied.at(-1)?.version ?? 0
+  if (version > latest)
+    throw new LedgerError({
+      code: 'LEDGER_TOO_NEW',
+      shortMessage: `The ledger ${path} has schema version ${version}, newer than the ${latest} this stockroute knows: upgrade stockroute (never downgrade over a newer ledger).`,
+      details: { path, version, latest },
+    })
+  applied.forEach((row, index) => {
+    const known = migrations[index]
+    if (!known || known.version !== row.version || known.name !== row.name)
+      throw new LedgerError({
+        code: 'LEDGER_SCHEMA_MISMATCH',
+        shortMessage: `The ledger ${path} has migration ${row.version} "${row.name}", which this stockroute does not have at that place${known ? ` (expected ${known.version} "${known.name}")` : ''}: it was written by another build; use a matching stockroute.`,
+        details: { path, version: row.version, name: row.name },
+      })
+  })
+  return version
+}
+
+function checkReadonlyVersion(db: Database.Database, path: string, migrations: readonly Migration[]): number {
+  const version = checkApplied(appliedMigrations(db), path, migrations)
+  const latest = migrations.at(-1)?.version ?? 0
+  if (version < latest)
+    throw new LedgerError({
+      code: 'LEDGER_NEEDS_MIGRATION',
+      shortMessage: `The ledger ${path} has schema version ${version}, older than ${latest}: open it once read-write (start the daemon) to migrate it, then read it.`,
+      details: { path, version, latest },
+    })
+  return version
+}
+
+function migrate(
+  db: Database.Database,
+  path: string,
+  migrations: readonly Migration[],
+  now: () => number,
+): number {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1)
+      throw new Error(`migrations must be numbered 1, 2, 3… (${migration.version})`)
+  })
+  let version = checkApplied(appliedMigrations(db), path, migrations)
+  for (const migration of migrations) {
+    if (migration.version <= version) continue
+    const apply = db.transaction(() => {
+      // Another process may have migrated while this one waited for the write lock.
+      const current = checkApplied(appliedMigrations(db), path, migrations)
+      if (current >= migration.version) return current
+      db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL) STRICT`)
+      db.pragma(`application_id = ${ledgerApplicationId}`)
+      db.exec(migration.sql)
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)').run(
+        migration.version,
+        migration.name,
+        now(),
+      )
+      return migration.version
+    })
+    try {
+      version = apply.immediate()
+    } catch (error) {
+      if (error instanceof LedgerError) throw error
+      throw new LedgerError({
+        code: 'LEDGER_MIGRATION_FAILED',
+        shortMessage: `Migration ${migration.version} "${migration.name}" of the ledger ${path} failed and was rolled back (the file stays at version ${version}): ${(error as Error).message}`,
+        details: { path, version: migration.version, name: migration.name },
+        cause: error,
+      })
+    }
+  }
+  return version
+}

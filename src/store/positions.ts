@@ -1,0 +1,818 @@
+import type Database from 'better-sqlite3'
+import type { Address } from 'viem'
+import { StockrouteError } from '../domain/errors.js'
+import { type ExchangeCode, isExchangeCode, type TokenKind, tokenKinds } from '../domain/markets.js'
+import { type AssetAmount, toAssetAmount } from '../domain/units.js'
+import {
+  canonicalAddress,
+  intToText,
+  LedgerInputError,
+  mulDivAwayFromZero,
+  mulDivTowardZero,
+  safeInteger,
+  textToInt,
+  textToUint,
+  uintToText,
+} from './codec.js'
+import type { RepositoryContext } from './context.js'
+
+// ---------------------------------------------------------------------------------------------
+// Types
+
+/** What a position is of: the token, its market and the asset its prices are in. */
+export type PositionTokenInfo = {
+  ticker: string
+  exchange: ExchangeCode
+  /** `stock`: balance in whole shares; `share`: balance in 1e18 units of a share. */
+  tokenKind: TokenKind
+  /** The chain's payment asset: cost basis, average price and PnL are in its base units. */
+  assetToken: Address
+  assetDecimals: number
+}
+
+/**
+ * The part of a position that fills and adjustments determine. Average cost accounting: a buy adds
+ * its asset cost (fee included) to `costBasis`; a sell removes the sold share of `costBasis`
+ * (rounded away from zero, i.e. up for a long position) and realizes proceeds (net of fee) minus
+ * that cost. `balance` can only go negative when the ledger saw more sold than bought (tokens
+ * that came from outside the ledger without a `transfer` adjustment); it is then a short at
+ * average proceeds, handled by the same rules mirrored.
+ */
+export type PositionState = PositionTokenInfo & {
+  chainId: number
+  tokenAddress: Address
+  /** Token base units (signed). */
+  balance: bigint
+  /** Asset base units paid for `balance` (negative for a short: proceeds received). */
+  costBasis: bigint
+  /** Asset base units realized by sells, delistings and splits to zero (signed). */
+  realizedPnl: bigint
+  /** The ledger sequence number of the last fill or adjustment applied. */
+  lastSeq: number
+}
+
+/** A position as stored, with its derived values. */
+export type PositionRecord = PositionState & {
+  /** Token base units locked (in-flight sells, corporate actions): set by the engine. */
+  locked: bigint
+  /** `balance - locked`. */
+  available: bigint
+  /** Asset base units per whole share: `|costBasis| / |balance|` in shares, rounded down; 0 when flat. */
+  avgPrice: AssetAmount
+  updatedAtMs: number
+}
+
+/** A corporate action or an outside movement of tokens that changes a position without a fill. */
+export type PositionAdjustment = {
+  chainId: number
+  tokenAddress: Address
+  /** Why (shown in reports). */
+  reason: string
+  /** An external id (the corporate action's id): an adjustment with the same reference is applied once. */
+  reference?: string | undefined
+} & (
+  | {
+      /**
+       * Split (`numerator > denominator`) or reverse split: the balance is multiplied by
+       * numerator/denominator, rounded toward zero (a fractional remainder is settled off-ledger),
+       * the cost basis is kept, so the average price scales by denominator/numerator. A balance
+       * that rounds to zero realizes its whole cost basis as a loss.
+       */
+      kind: 'split'
+      numerator: bigint
+      denominator: bigint
+    }
+  | {
+      /** Delisting: the balance and cost basis go to zero; `compensation` minus the cost basis is realized. */
+      kind: 'delisting'
+      compensation?: AssetAmount | undefined
+    }
+  | {
+      /**
+       * Tokens moved in (positive `quantity`, at `cost`, default 0) or out (negative, at their
+       * share of the cost basis) without a trade; no PnL is realized. Moving in needs a flat or long
+       * position, moving out at most the balance. `token` is required when no position exists yet.
+       */
+      kind: 'transfer'
+      quantity: bigint
+      cost?: AssetAmount | undefined
+      token?: PositionTokenInfo | undefined
+    }
+)
+
+/** What {@link PositionsRepository.applyPositionAdjustment} did. */
+export type ApplyPositionAdjustmentResult =
+  | { status: 'recorded'; adjustmentId: number; position: PositionRecord }
+  /** An adjustment with this reference was applied before; nothing changed. */
+  | { status: 'duplicate'; adjustmentId: number }
+
+/** A stored position that differs from the one recomputed from fills and adjustments. */
+export type PositionMismatch = {
+  chainId: number
+  tokenAddress: Address
+  stored: PositionState | undefined
+  recomputed: PositionState | undefined
+}
+
+/** Stable codes of {@link PositionError}. */
+export type PositionErrorCode = 'NO_POSITION' | 'BAD_ADJUSTMENT'
+
+/**
+ * A position adjustment cannot apply: there is no position to adjust (`NO_POSITION`), or the
+ * adjustment does not fit it (`BAD_ADJUSTMENT`: moving out more than the balance, a zero ratio…).
+ *
+ * @example
+ * try {
+ *   ledger.positions.applyPositionAdjustment({ chainId, tokenAddress, kind: 'delisting', reason: 'delisted' })
+ * } catch (error) {
+ *   if (error instanceof PositionError && error.code === 'NO_POSITION') console.log('nothing held')
+ * }
+ */
+export class PositionError extends StockrouteError {
+  override name = 'PositionError'
+  override readonly code: PositionErrorCode
+  constructor(parameters: {
+    code: PositionErrorCode
+    shortMessage: string
+    details: Readonly<Record<string, unknown>>
+  }) {
+    super(parameters)
+    this.code = parameters.code
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fold: one rule for incremental updates and for recomputation
+
+/** One input of the position fold, in ledger order (`seq`). */
+export type PositionEntry = { seq: number; chainId: number; tokenAddress: Address } & (
+  | { kind: 'fill'; token: PositionTokenInfo; isBuy: boolean; stockAmount: bigint; assetAmount: bigint }
+  | { kind: 'split'; numerator: bigint; denominator: bigint }
+  | { kind: 'delisting'; compensation: bigint }
+  | { kind: 'transfer'; quantity: bigint; cost: bigint; token: PositionTokenInfo | undefined }
+)
+
+/**
+ * Applies one fill or adjustment to a position (or to none yet). Pure: the same entries in the
+ * same order always give the same position, which is what makes `recomputePositions` comparable
+ * with the incrementally maintained table. Throws {@link PositionError} when an adjustment does not fit.
+ *
+ * @example
+ * const after = applyPositionEntry(undefined, {
+ *   seq: 1, chainId: 31337, tokenAddress, kind: 'fill', token, isBuy: true, stockAmount: 10n, assetAmount: 1_000_000_000n,
+ * })
+ * after.balance // 10n, after.costBasis // 1000000000n
+ */
+export function applyPositionEntry(state: PositionState | undefined, entry: PositionEntry): PositionState {
+  const at = { seq: entry.seq, chainId: entry.chainId, tokenAddress: entry.tokenAddress }
+  switch (entry.kind) {
+    case 'fill': {
+      const base = state ?? emptyPosition(at, entry.token)
+      const delta = entry.isBuy ? entry.stockAmount : -entry.stockAmount
+      const cashCost = entry.isBuy ? entry.assetAmount : -entry.assetAmount
+      return { ...applyTrade(base, delta, cashCost), ...entry.token, lastSeq: entry.seq }
+    }
+    case 'split': {
+      const current = mustExist(state, at, 'split')
+      if (entry.numerator <= 0n || entry.denominator <= 0n)
+        throw badAdjustment(at, 'a split ratio needs a positive numerator and denominator.')
+      const balance = mulDivTowardZero(current.balance, entry.numerator, entry.denominator)
+      if (balance === 0n)
+        return {
+          ...current,
+          balance,
+          costBasis: 0n,
+          realizedPnl: current.realizedPnl - current.costBasis,
+          lastSeq: entry.seq,
+        }
+      return { ...current, balance, lastSeq: entry.seq }
+    }
+    case 'delisting': {
+      const current = mustExist(state, at, 'delisting')
+      return {
+        ...current,
+        balance: 0n,
+        costBasis: 0n,
+        realizedPnl: current.realizedPnl + entry.compensation - current.costBasis,
+        lastSeq: entry.seq,
+      }
+    }
+    case 'transfer': {
+      const current = state ?? (entry.token ? emptyPosition(at, entry.token) : undefined)
+      const base = mustExist(current, at, 'transfer (pass token to open one)')
+      if (entry.quantity === 0n) throw badAdjustment(at, 'a transfer moves a non-zero quantity.')
+      if (entry.quantity > 0n) {
+        if (base.balance < 0n)
+          throw badAdjustment(
+            at,
+            `tokens cannot be moved into a short position (balance ${base.balance}): record the missing buys instead.`,
+          )
+        return {
+          ...base,
+          ...(entry.token ?? {}),
+          balance: base.balance + entry.quantity,
+          costBasis: base.costBasis + entry.cost,
+          lastSeq: entry.seq,
+        }
+      }
+      const out = -entry.quantity
+      if (entry.cost !== 0n)
+        throw badAdjustment(at, 'tokens moved out leave at their cost basis: pass no cost.')
+      if (out > base.balance)
+        throw badAdjustment(at, `cannot move out ${out} when the balance is ${base.balance}.`)
+      const costOut =
+        out === base.balance ? base.costBasis : mulDivAwayFromZero(base.costBasis, out, base.balance)
+      return {
+        ...base,
+        ...(entry.token ?? {}),
+        balance: base.balance - out,
+        costBasis: base.costBasis - costOut,
+        lastSeq: entry.seq,
+      }
+    }
+  }
+}
+
+/** Average cost with signed balances: same-direction trades add, opposite ones realize (and may flip). */
+function applyTrade(state: PositionState, delta: bigint, cashCost: bigint): PositionState {
+  const { balance, costBasis, realizedPnl } = state
+  if (delta === 0n) return { ...state, realizedPnl: realizedPnl - cashCost }
+  if (balance === 0n || balance > 0n === delta > 0n)
+    return { ...state, balance: balance + delta, costBasis: costBasis + cashCost }
+  const held = balance < 0n ? -balance : balance
+  const traded = delta < 0n ? -delta : delta
+  const closed = held < traded ? held : traded
+  const costRemoved = closed === held ? costBasis : mulDivAwayFromZero(costBasis, closed, held)
+  const cashClosing = closed === traded ? cashCost : mulDivTowardZero(cashCost, closed, traded)
+  const realized = realizedPnl - cashClosing - costRemoved
+  if (traded > held)
+    return { ...state, balance: balance + delta, costBasis: cashCost - cashClosing, realizedPnl: realized }
+  return { ...state, balance: balance + delta, costBasis: costBasis - costRemoved, realizedPnl: realized }
+}
+
+/**
+ * Asset base units per whole share, rounded down; 0 for a flat position.
+ *
+ * @example
+ * averagePrice({ balance: 15n, costBasis: 2250n, tokenKind: 'stock' }) // 150n
+ */
+export function averagePrice(
+  position: Pick<PositionState, 'balance' | 'costBasis' | 'tokenKind'>,
+): AssetAmount {
+  const { balance, costBasis, tokenKind } = position
+  if (balance === 0n) return toAssetAmount(0n)
+  const magnitude = (value: bigint) => (value < 0n ? -value : value)
+  return toAssetAmount(
+    (magnitude(costBasis) * 10n ** BigInt(tokenKinds[tokenKind].decimals)) / magnitude(balance),
+  )
+}
+
+function emptyPosition(
+  at: { chainId: number; tokenAddress: Address; seq: number },
+  token: PositionTokenInfo,
+): PositionState {
+  return {
+    chainId: at.chainId,
+    tokenAddress: at.tokenAddress,
+    ...token,
+    balance: 0n,
+    costBasis: 0n,
+    realizedPnl: 0n,
+    lastSeq: at.seq,
+  }
+}
+
+function mustExist(
+  state: PositionState | undefined,
+  at: { chainId: number; tokenAddress: Address },
+  what: string,
+): PositionState {
+  if (!state)
+    throw new PositionError({
+      code: 'NO_POSITION',
+      shortMessage: `No position in ${at.tokenAddress} on chain ${at.chainId} to apply a ${what} to: record its fills first, or a transfer with token info for tokens held from outside the ledger.`,
+      details: { chainId: at.chainId, tokenAddress: at.tokenAddress },
+    })
+  return state
+}
+
+function badAdjustment(at: { chainId: number; tokenAddress: Address }, problem: string): PositionError {
+  return new PositionError({
+    code: 'BAD_ADJUSTMENT',
+    shortMessage: `Adjustment of ${at.tokenAddress} on chain ${at.chainId} refused: ${problem}`,
+    details: { chainId: at.chainId, tokenAddress: at.tokenAddress },
+  })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rows
+
+type PositionRow = {
+  chain_id: number
+  token_address: string
+  ticker: string
+  exchange: number
+  token_kind: TokenKind
+  asset_token: string
+  asset_decimals: number
+  balance: string
+  locked: string
+  cost_basis: string
+  avg_price: string
+  realized_pnl: string
+  last_seq: number
+  updated_at_ms: number
+}
+
+type AdjustmentRow = {
+  id: number
+  seq: number
+  chain_id: number
+  token_address: string
+  kind: 'split' | 'delisting' | 'transfer'
+  ratio_numerator: string | null
+  ratio_denominator: string | null
+  quantity: string | null
+  amount: string | null
+  ticker: string | null
+  exchange: number | null
+  token_kind: TokenKind | null
+  asset_token: string | null
+  asset_decimals: number | null
+  reference: string | null
+  reason: string
+  recorded_at_ms: number
+}
+
+type FillEntryRow = {
+  seq: number
+  chain_id: number
+  stock_token: string
+  asset_token: string
+  asset_decimals: number
+  token_kind: TokenKind
+  ticker: string
+  exchange: number
+  is_buy: number
+  amount_in: string
+  amount_out: string
+}
+
+function stateOfRow(row: PositionRow): PositionState {
+  return {
+    chainId: row.chain_id,
+    tokenAddress: row.token_address as Address,
+    ticker: row.ticker,
+    exchange: row.exchange as ExchangeCode,
+    tokenKind: row.token_kind,
+    assetToken: row.asset_token as Address,
+    assetDecimals: row.asset_decimals,
+    balance: textToInt(row.balance, 'positions.balance'),
+    costBasis: textToInt(row.cost_basis, 'positions.cost_basis'),
+    realizedPnl: textToInt(row.realized_pnl, 'positions.realized_pnl'),
+    lastSeq: row.last_seq,
+  }
+}
+
+function recordOfRow(row: PositionRow): PositionRecord {
+  const state = stateOfRow(row)
+  const locked = textToUint(row.locked, 'positions.locked')
+  return {
+    ...state,
+    locked,
+    available: state.balance - locked,
+    avgPrice: toAssetAmount(textToUint(row.avg_price, 'positions.avg_price')),
+    updatedAtMs: row.updated_at_ms,
+  }
+}
+
+/** A fill row as a fold entry. Buy: amount in is asset, amount out stock; sell: the other way round. */
+export function fillEntryOfRow(row: FillEntryRow): PositionEntry {
+  const amountIn = textToUint(row.amount_in, 'fills.amount_in')
+  const amountOut = textToUint(row.amount_out, 'fills.amount_out')
+  const isBuy = row.is_buy === 1
+  return {
+    seq: row.seq,
+    chainId: row.chain_id,
+    tokenAddress: row.stock_token as Address,
+    kind: 'fill',
+    token: {
+      ticker: row.ticker,
+      exchange: row.exchange as ExchangeCode,
+      tokenKind: row.token_kind,
+      assetToken: row.asset_token as Address,
+      assetDecimals: row.asset_decimals,
+    },
+    isBuy,
+    stockAmount: isBuy ? amountOut : amountIn,
+    assetAmount: isBuy ? amountIn : amountOut,
+  }
+}
+
+function adjustmentEntryOfRow(row: AdjustmentRow): PositionEntry {
+  const at = { seq: row.seq, chainId: row.chain_id, tokenAddress: row.token_address as Address }
+  const field = (name: string) => `position_adjustments.${name}`
+  switch (row.kind) {
+    case 'split':
+      return {
+        ...at,
+        kind: 'split',
+        numerator: textToUint(row.ratio_numerator, field('ratio_numerator')),
+        denominator: textToUint(row.ratio_denominator, field('ratio_denominator')),
+      }
+    case 'delisting':
+      return { ...at, kind: 'delisting', compensation: textToUint(row.amount ?? '0', field('amount')) }
+    case 'transfer':
+      return {
+        ...at,
+        kind: 'transfer',
+        quantity: textToInt(row.quantity, field('quantity')),
+        cost: textToUint(row.amount, field('amount')),
+        token:
+          row.ticker === null ||
+          row.exchange === null ||
+          row.token_kind === null ||
+          row.asset_token === null ||
+          row.asset_decimals === null
+            ? undefined
+            : {
+                ticker: row.ticker,
+                exchange: row.exchange as ExchangeCode,
+                tokenKind: row.token_kind,
+                assetToken: row.asset_token as Address,
+                assetDecimals: row.asset_decimals,
+              },
+      }
+  }
+}
+
+function sameState(a: PositionState | undefined, b: PositionState | undefined): boolean {
+  if (!a || !b) return a === b
+  return (
+    a.balance === b.balance &&
+    a.costBasis === b.costBasis &&
+    a.realizedPnl === b.realizedPnl &&
+    a.lastSeq === b.lastSeq &&
+    a.ticker === b.ticker &&
+    a.exchange === b.exchange &&
+    a.tokenKind === b.tokenKind &&
+    a.assetToken === b.assetToken &&
+    a.assetDecimals === b.assetDecimals
+  )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared writer (fills and adjustments go through it, inside their own write transaction)
+
+/** @internal The position table as the fills and positions repositories write it. */
+export type PositionWriter = {
+  /** The next ledger sequence number, shared by fills and adjustments. Call inside a write transaction. */
+  nextSeq(): number
+  load(chainId: number, tokenAddress: Address): PositionState | undefined
+  /** Applies an entry to the stored position and saves it; returns the stored record. */
+  apply(entry: PositionEntry): PositionRecord
+}
+
+/** @internal */
+export function createPositionWriter({ db, now }: RepositoryContext): PositionWriter {
+  const selectSeq = db.prepare<[], { seq: number }>(
+    `SELECT max((SELECT coalesce(max(seq), 0) FROM fills), (SELECT coalesce(max(seq), 0) FROM position_adjustments)) + 1 AS seq`,
+  )
+  const selectOne = db.prepare<[number, string], PositionRow>(
+    'SELECT * FROM positions WHERE chain_id = ? AND token_address = ?',
+  )
+  const upsert = upsertPositionStatement(db)
+  return {
+    nextSeq: () => (selectSeq.get() as { seq: number }).seq,
+    load(chainId, tokenAddress) {
+      const row = selectOne.get(chainId, tokenAddress)
+      return row ? stateOfRow(row) : undefined
+    },
+    apply(entry) {
+      const row = selectOne.get(entry.chainId, entry.tokenAddress)
+      const next = applyPositionEntry(row ? stateOfRow(row) : undefined, entry)
+      upsert.run(positionParameters(next, now()))
+      return recordOfRow(selectOne.get(entry.chainId, entry.tokenAddress) as PositionRow)
+    },
+  }
+}
+
+type UpsertParameters = {
+  chain_id: number
+  token_address: string
+  ticker: string
+  exchange: number
+  token_kind: string
+  asset_token: string
+  asset_decimals: number
+  balance: string
+  cost_basis: string
+  avg_price: string
+  realized_pnl: string
+  last_seq: number
+  now: number
+}
+
+function upsertPositionStatement(db: Database.Database) {
+  return db.prepare<[UpsertParameters]>(
+    `INSERT INTO positions (chain_id, token_address, ticker, exchange, token_kind, asset_token, asset_decimals,
+       balance, locked, cost_basis, avg_price, realized_pnl, last_seq, updated_at_ms)
+     VALUES (@chain_id, @token_address, @ticker, @exchange, @token_kind, @asset_token, @asset_decimals,
+       @balance, '0', @cost_basis, @avg_price, @realized_pnl, @last_seq, @now)
+     ON CONFLICT (chain_id, token_address) DO UPDATE SET
+       ticker = excluded.ticker, exchange = excluded.exchange, token_kind = excluded.token_kind,
+       asset_token = excluded.asset_token, asset_decimals = excluded.asset_decimals,
+       balance = excluded.balance, cost_basis = excluded.cost_basis, avg_price = excluded.avg_price,
+       realized_pnl = excluded.realized_pnl, last_seq = excluded.last_seq, updated_at_ms = excluded.updated_at_ms`,
+  )
+}
+
+function positionParameters(state: PositionState, at: number): UpsertParameters {
+  return {
+    chain_id: state.chainId,
+    token_address: state.tokenAddress,
+    ticker: state.ticker,
+    exchange: state.exchange,
+    token_kind: state.tokenKind,
+    asset_token: state.assetToken,
+    asset_decimals: state.assetDecimals,
+    balance: intToText(state.balance, 'balance'),
+    cost_basis: intToText(state.costBasis, 'costBasis'),
+    avg_price: uintToText(averagePrice(state), 'avgPrice'),
+    realized_pnl: intToText(state.realizedPnl, 'realizedPnl'),
+    last_seq: state.lastSeq,
+    now: at,
+  }
+}
+
+/** Checks token info handed in from outside. */
+export function checkTokenInfo(token: PositionTokenInfo, field: string): PositionTokenInfo {
+  if (typeof token.ticker !== 'string' || token.ticker === '')
+    throw new LedgerInputError(`${field}.ticker`, token.ticker, 'must be a non-empty string.')
+  if (typeof token.exchange !== 'number' || !isExchangeCode(token.exchange))
+    throw new LedgerInputError(`${field}.exchange`, token.exchange, 'is not an exchange code: use 0, 1 or 3.')
+  if (token.tokenKind !== 'stock' && token.tokenKind !== 'share')
+    throw new LedgerInputError(`${field}.tokenKind`, token.tokenKind, "must be 'stock' or 'share'.")
+  const assetDecimals = safeInteger(token.assetDecimals, `${field}.assetDecimals`)
+  if (assetDecimals > 36)
+    throw new LedgerInputError(`${field}.assetDecimals`, assetDecimals, 'must be at most 36.')
+  return {
+    ticker: token.ticker,
+    exchange: token.exchange,
+    tokenKind: token.tokenKind,
+    assetToken: canonicalAddress(token.assetToken, `${field}.assetToken`),
+    assetDecimals,
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repository
+
+/** The positions repository: per (chain id, token address), maintained with every fill and adjustment. */
+export type PositionsRepository = {
+  /**
+   * @example
+   * ledger.positions.getPosition(31337, aaplToken)?.balance // 10n
+   */
+  getPosition(chainId: number, tokenAddress: Address): PositionRecord | undefined
+  /**
+   * All positions (also flat ones, which keep their realized PnL), by chain and token.
+   *
+   * @example
+   * ledger.positions.listPositions({ chainId: 31337 })
+   */
+  listPositions(filter?: { chainId?: number | undefined }): PositionRecord[]
+  /**
+   * Records a corporate action or transfer and applies it to the position in one transaction.
+   * Idempotent by `reference`. Throws {@link PositionError}.
+   *
+   * @example
+   * ledger.positions.applyPositionAdjustment({
+   *   chainId: 31337, tokenAddress: aaplToken, kind: 'split', numerator: 2n, denominator: 1n,
+   *   reason: '2-for-1 split', reference: corporateAction.id,
+   * })
+   */
+  applyPositionAdjustment(adjustment: PositionAdjustment): ApplyPositionAdjustmentResult
+  /**
+   * Sets the locked part of a position (tokens committed to an in-flight sell or locked for a
+   * corporate action). Locked is not derived from fills: recomputation keeps it.
+   *
+   * @example
+   * ledger.positions.setLockedBalance(31337, aaplToken, 5n).available // balance - 5n
+   */
+  setLockedBalance(chainId: number, tokenAddress: Address, locked: bigint): PositionRecord
+  /**
+   * Rebuilds every position from the fills and adjustments in ledger order, reports where the
+   * stored table differed, and rewrites it (locked balances kept), in one transaction.
+   *
+   * @example
+   * const { mismatches } = ledger.positions.recomputePositions()
+   * if (mismatches.length > 0) logger.error({ mismatches }, 'positions drifted from the ledger')
+   */
+  recomputePositions(): { positions: PositionRecord[]; mismatches: PositionMismatch[] }
+}
+
+/** Builds the positions repository over an open database (see `openLedger`). */
+export function createPositionsRepository(context: RepositoryContext): PositionsRepository {
+  const { db, now } = context
+  const writer = createPositionWriter(context)
+  const selectOne = db.prepare<[number, string], PositionRow>(
+    'SELECT * FROM positions WHERE chain_id = ? AND token_address = ?',
+  )
+  const selectAll = db.prepare<[number | null, number | null], PositionRow>(
+    'SELECT * FROM positions WHERE (? IS NULL OR chain_id = ?) ORDER BY chain_id, token_address',
+  )
+  const selectByReference = db.prepare<[string], { id: number }>(
+    'SELECT id FROM position_adjustments WHERE reference = ?',
+  )
+  const insertAdjustment = db.prepare<
+    [
+      {
+        seq: number
+        chain_id: number
+        token_address: string
+        kind: string
+        ratio_numerator: string | null
+        ratio_denominator: string | null
+        quantity: string | null
+        amount: string | null
+        ticker: string | null
+        exchange: number | null
+        token_kind: string | null
+        asset_token: string | null
+        asset_decimals: number | null
+        reference: string | null
+        reason: string
+        now: number
+      },
+    ]
+  >(
+    `INSERT INTO position_adjustments (seq, chain_id, token_address, kind, ratio_numerator, ratio_denominator,
+       quantity, amount, ticker, exchange, token_kind, asset_token, asset_decimals, reference, reason, recorded_at_ms)
+     VALUES (@seq, @chain_id, @token_address, @kind, @ratio_numerator, @ratio_denominator, @quantity, @amount,
+       @ticker, @exchange, @token_kind, @asset_token, @asset_decimals, @reference, @reason, @now)`,
+  )
+  const updateLocked = db.prepare<[string, number, number, string]>(
+    'UPDATE positions SET locked = ?, updated_at_ms = ? WHERE chain_id = ? AND token_address = ?',
+  )
+  const selectFillEntries = db.prepare<[], FillEntryRow>(
+    `SELECT seq, chain_id, stock_token, asset_token, asset_decimals, token_kind, ticker, exchange, is_buy,
+       amount_in, amount_out FROM fills ORDER BY seq`,
+  )
+  const selectAdjustmentEntries = db.prepare<[], AdjustmentRow>(
+    'SELECT * FROM position_adjustments ORDER BY seq',
+  )
+  const deletePosition = db.prepare<[number, string]>(
+    'DELETE FROM positions WHERE chain_id = ? AND token_address = ?',
+  )
+  const upsert = upsertPositionStatement(db)
+
+  const adjust = db.transaction((adjustment: PositionAdjustment): ApplyPositionAdjustmentResult => {
+    const chainId = safeInteger(adjustment.chainId, 'chainId', 1)
+    const tokenAddress = canonicalAddress(adjustment.tokenAddress, 'tokenAddress')
+    if (typeof adjustment.reason !== 'string' || adjustment.reason === '')
+      throw new LedgerInputError('reason', adjustment.reason, 'is empty: say why the position changes.')
+    const reference = adjustment.reference ?? null
+    if (reference !== null) {
+      const existing = selectByReference.get(reference)
+      if (existing) return { status: 'duplicate', adjustmentId: existing.id }
+    }
+    const seq = writer.nextSeq()
+    const at = { seq, chainId, tokenAddress }
+    let entry: PositionEntry
+    let columns: {
+      ratio_numerator: string | null
+      ratio_denominator: string | null
+      quantity: string | null
+      amount: string | null
+      token: PositionTokenInfo | undefined
+    }
+    switch (adjustment.kind) {
+      case 'split':
+        entry = { ...at, kind: 'split', numerator: adjustment.numerator, denominator: adjustment.denominator }
+        columns = {
+          ratio_numerator: uintToText(adjustment.numerator, 'numerator'),
+          ratio_denominator: uintToText(adjustment.denominator, 'denominator'),
+          quantity: null,
+          amount: null,
+          token: undefined,
+        }
+        break
+      case 'delisting': {
+        const compensation = adjustment.compensation ?? 0n
+        entry = { ...at, kind: 'delisting', compensation }
+        columns = {
+          ratio_numerator: null,
+          ratio_denominator: null,
+          quantity: null,
+          amount: uintToText(compensation, 'compensation'),
+          token: undefined,
+        }
+        break
+      }
+      case 'transfer': {
+        const token = adjustment.token ? checkTokenInfo(adjustment.token, 'token') : undefined
+        const cost = adjustment.cost ?? 0n
+        entry = { ...at, kind: 'transfer', quantity: adjustment.quantity, cost, token }
+        columns = {
+          ratio_numerator: null,
+          ratio_denominator: null,
+          quantity: intToText(adjustment.quantity, 'quantity'),
+          amount: uintToText(cost, 'cost'),
+          token,
+        }
+        break
+      }
+      default:
+        throw new LedgerInputError(
+          'kind',
+          (adjustment as { kind: unknown }).kind,
+          'must be split, delisting or transfer.',
+        )
+    }
+    const position = writer.apply(entry)
+    const result = insertAdjustment.run({
+      seq,
+      chain_id: chainId,
+      token_address: tokenAddress,
+      kind: adjustment.kind,
+      ratio_numerator: columns.ratio_numerator,
+      ratio_denominator: columns.ratio_denominator,
+      quantity: columns.quantity,
+      amount: columns.amount,
+      ticker: columns.token?.ticker ?? null,
+      exchange: columns.token?.exchange ?? null,
+      token_kind: columns.token?.tokenKind ?? null,
+      asset_token: columns.token?.assetToken ?? null,
+      asset_decimals: columns.token?.assetDecimals ?? null,
+      reference,
+      reason: adjustment.reason,
+      now: now(),
+    })
+    return { status: 'recorded', adjustmentId: Number(result.lastInsertRowid), position }
+  })
+
+  const recompute = db.transaction((): { positions: PositionRecord[]; mismatches: PositionMismatch[] } => {
+    const entries = [
+      ...selectFillEntries.all().map(fillEntryOfRow),
+      ...selectAdjustmentEntries.all().map(adjustmentEntryOfRow),
+    ].sort((a, b) => a.seq - b.seq)
+    const key = (chainId: number, tokenAddress: string) => `${chainId}:${tokenAddress}`
+    const computed = new Map<string, PositionState>()
+    for (const entry of entries) {
+      const k = key(entry.chainId, entry.tokenAddress)
+      computed.set(k, applyPositionEntry(computed.get(k), entry))
+    }
+    const stored = new Map(
+      selectAll.all(null, null).map((row) => [key(row.chain_id, row.token_address), row]),
+    )
+    const mismatches: PositionMismatch[] = []
+    for (const k of new Set([...computed.keys(), ...stored.keys()])) {
+      const recomputed = computed.get(k)
+      const storedRow = stored.get(k)
+      const storedState = storedRow ? stateOfRow(storedRow) : undefined
+      if (!sameState(storedState, recomputed)) {
+        const some = (recomputed ?? storedState) as PositionState
+        mismatches.push({
+          chainId: some.chainId,
+          tokenAddress: some.tokenAddress,
+          stored: storedState,
+          recomputed,
+        })
+        if (recomputed) upsert.run(positionParameters(recomputed, now()))
+        else deletePosition.run(some.chainId, some.tokenAddress)
+      }
+    }
+    return { positions: selectAll.all(null, null).map(recordOfRow), mismatches }
+  })
+
+  const lock = db.transaction((chainId: number, tokenAddress: Address, locked: bigint): PositionRecord => {
+    const result = updateLocked.run(uintToText(locked, 'locked'), now(), chainId, tokenAddress)
+    if (result.changes === 0)
+      throw new PositionError({
+        code: 'NO_POSITION',
+        shortMessage: `No position in ${tokenAddress} on chain ${chainId} to lock tokens of.`,
+        details: { chainId, tokenAddress },
+      })
+    return recordOfRow(selectOne.get(chainId, tokenAddress) as PositionRow)
+  })
+
+  return {
+    getPosition(chainId, tokenAddress) {
+      const row = selectOne.get(chainId, canonicalAddress(tokenAddress, 'tokenAddress'))
+      return row ? recordOfRow(row) : undefined
+    },
+    listPositions(filter = {}) {
+      const chainId = filter.chainId ?? null
+      return selectAll.all(chainId, chainId).map(recordOfRow)
+    },
+    applyPositionAdjustment: (adjustment) => adjust.immediate(adjustment),
+    setLockedBalance: (chainId, tokenAddress, locked) =>
+      lock.immediate(
+        safeInteger(chainId, 'chainId', 1),
+        canonicalAddress(tokenAddress, 'tokenAddress'),
+        locked,
+      ),
+    recomputePositions: () => recompute.immediate(),
+  }
+}

@@ -1,0 +1,391 @@
+import { type Address, type Hex, keccak256 } from 'viem'
+import { StockrouteError } from '../domain/errors.js'
+import {
+  blockNumberToInteger,
+  canonicalAddress,
+  canonicalBytes32,
+  LedgerInputError,
+  safeInteger,
+} from './codec.js'
+import type { RepositoryContext } from './context.js'
+
+/** What a transaction does for its execution. */
+export type TransactionKind = 'approve' | 'execute' | 'cancel'
+
+/**
+ * Where a stored transaction is. `signed`: stored, maybe not sent (or sent just before a crash);
+ * `broadcast`: the node accepted it; `mined`: a receipt exists (`receiptStatus` says whether it
+ * reverted; the nonce is used either way); `failed`: known never to reach the chain (refused by the
+ * node, dropped), its nonce free again; `replaced`: another transaction took its nonce over.
+ */
+export type TransactionStatus = 'signed' | 'broadcast' | 'mined' | 'failed' | 'replaced'
+
+/** A signed transaction to store before it is sent. */
+export type NewSignedTransaction = {
+  /** The execution it belongs to, if any. */
+  executionId?: number | undefined
+  chainId: number
+  from: Address
+  /** A nonce reserved through the nonces repository. */
+  nonce: number
+  kind: TransactionKind
+  /** keccak256 of `raw`; checked. */
+  hash: Hex
+  /** The signed, serialized transaction, exactly as it will be sent (`eth_sendRawTransaction`). */
+  raw: Hex
+  /** The hash of the live transaction of the same nonce this one replaces (a cancel or speed-up). */
+  replaces?: Hex | undefined
+}
+
+/** One stored transaction. */
+export type TransactionRecord = {
+  id: number
+  executionId: number | null
+  chainId: number
+  from: Address
+  nonce: number
+  kind: TransactionKind
+  hash: Hex
+  raw: Hex
+  status: TransactionStatus
+  /** The id of the transaction this one replaced. */
+  replacesId: number | null
+  blockNumber: bigint | null
+  receiptStatus: 'success' | 'reverted' | null
+  error: string | null
+  createdAtMs: number
+  updatedAtMs: number
+}
+
+/** Stable codes of {@link TransactionRecordError}. */
+export type TransactionRecordErrorCode =
+  | 'HASH_MISMATCH'
+  | 'NONCE_NOT_RESERVED'
+  | 'NONCE_IN_USE'
+  | 'BAD_REPLACEMENT'
+  | 'TRANSACTION_NOT_FOUND'
+  | 'ILLEGAL_TRANSACTION_STATUS'
+
+/**
+ * A transaction could not be stored or updated: its hash is not the hash of its raw bytes, its
+ * nonce was not reserved or is held by another live transaction (`details.holder`), the
+ * transaction it claims to replace does not match, it is unknown, or the status move makes no sense
+ * (marking a mined transaction failed).
+ *
+ * @example
+ * try {
+ *   ledger.transactions.recordSignedTransaction(signed)
+ * } catch (error) {
+ *   if (error instanceof TransactionRecordError && error.code === 'NONCE_IN_USE') reserveAnother()
+ * }
+ */
+export class TransactionRecordError extends StockrouteError {
+  override name = 'TransactionRecordError'
+  override readonly code: TransactionRecordErrorCode
+  constructor(parameters: {
+    code: TransactionRecordErrorCode
+    shortMessage: string
+    details: Readonly<Record<string, unknown>>
+  }) {
+    super(parameters)
+    this.code = parameters.code
+  }
+}
+
+type TransactionRow = {
+  id: number
+  execution_id: number | null
+  chain_id: number
+  from_address: string
+  nonce: number
+  kind: TransactionKind
+  hash: string
+  raw: string
+  status: TransactionStatus
+  replaces_id: number | null
+  block_number: number | null
+  receipt_status: 'success' | 'reverted' | null
+  error: string | null
+  created_at_ms: number
+  updated_at_ms: number
+}
+
+function toRecord(row: TransactionRow): TransactionRecord {
+  return {
+    id: row.id,
+    executionId: row.execution_id,
+    chainId: row.chain_id,
+    from: row.from_address as Address,
+    nonce: row.nonce,
+    kind: row.kind,
+    hash: row.hash as Hex,
+    raw: row.raw as Hex,
+    status: row.status,
+    replacesId: row.replaces_id,
+    blockNumber: row.block_number === null ? null : BigInt(row.block_number),
+    receiptStatus: row.receipt_status,
+    error: row.error,
+    createdAtMs: row.created_at_ms,
+    updatedAtMs: row.updated_at_ms,
+  }
+}
+
+/**
+ * The transactions repository: every signed transaction is stored here BEFORE it is broadcast,
+ * so that after a crash the engine finds it (by hash, by nonce) and reconciles it with the chain
+ * instead of signing again.
+ */
+export type TransactionsRepository = {
+  /**
+   * Stores a signed transaction with status `signed`. Call it before `eth_sendRawTransaction`.
+   * Storing the same hash again returns the stored row (idempotent). With `replaces`, the replaced
+   * transaction becomes `replaced` in the same write. Throws {@link TransactionRecordError}.
+   *
+   * @example
+   * const hash = keccak256(raw)
+   * ledger.transactions.recordSignedTransaction({ executionId, chainId, from, nonce, kind: 'execute', hash, raw })
+   * await client.sendRawTransaction({ serializedTransaction: raw })
+   * ledger.transactions.markBroadcast(chainId, hash)
+   */
+  recordSignedTransaction(transaction: NewSignedTransaction): TransactionRecord
+  /**
+   * `signed` → `broadcast`. Idempotent; a transaction already mined or replaced stays as it is.
+   *
+   * @example
+   * ledger.transactions.markBroadcast(31337, hash).status // 'broadcast'
+   */
+  markBroadcast(chainId: number, hash: Hex): TransactionRecord
+  /**
+   * Records the receipt: status `mined` with its block and receipt status, whatever the status was
+   * (the chain is the truth). Any other live transaction of the same nonce becomes `replaced`.
+   *
+   * @example
+   * ledger.transactions.markMined(31337, hash, { blockNumber: receipt.blockNumber, status: receipt.status })
+   */
+  markMined(
+    chainId: number,
+    hash: Hex,
+    receipt: { blockNumber: bigint; status: 'success' | 'reverted' },
+  ): TransactionRecord
+  /**
+   * `signed`/`broadcast`/`replaced` → `failed`: the transaction is known never to reach the chain
+   * (refused by the node, dropped), so its nonce no longer counts as used. Throws
+   * `ILLEGAL_TRANSACTION_STATUS` for a mined transaction.
+   *
+   * @example
+   * ledger.transactions.markFailed(31337, hash, 'nonce too low')
+   */
+  markFailed(chainId: number, hash: Hex, error: string): TransactionRecord
+  /**
+   * @example
+   * ledger.transactions.getTransaction(31337, hash)?.status
+   */
+  getTransaction(chainId: number, hash: Hex): TransactionRecord | undefined
+  /**
+   * An execution's transactions, oldest first (approvals, execute, cancels).
+   *
+   * @example
+   * ledger.transactions.listTransactionsForExecution(executionId).map((tx) => tx.kind) // ['approve', 'execute']
+   */
+  listTransactionsForExecution(executionId: number): TransactionRecord[]
+  /**
+   * Transactions still `signed` or `broadcast`, oldest first: what recovery checks against the chain.
+   *
+   * @example
+   * for (const tx of ledger.transactions.listPendingTransactions(31337)) await reconcile(tx)
+   */
+  listPendingTransactions(chainId?: number): TransactionRecord[]
+}
+
+/** Builds the transactions repository over an open database (see `openLedger`). */
+export function createTransactionsRepository({ db, now }: RepositoryContext): TransactionsRepository {
+  const selectByHash = db.prepare<[number, string], TransactionRow>(
+    'SELECT * FROM transactions WHERE chain_id = ? AND hash = ?',
+  )
+  const selectById = db.prepare<[number], TransactionRow>('SELECT * FROM transactions WHERE id = ?')
+  const selectLiveHolder = db.prepare<[number, string, number], TransactionRow>(
+    `SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND nonce = ?
+       AND status IN ('signed', 'broadcast', 'mined')`,
+  )
+  const selectNextNonce = db.prepare<[number, string], { next_nonce: number }>(
+    'SELECT next_nonce FROM nonces WHERE chain_id = ? AND address = ?',
+  )
+  const insert = db.prepare<
+    [
+      {
+        execution_id: number | null
+        chain_id: number
+        from_address: string
+        nonce: number
+        kind: string
+        hash: string
+        raw: string
+        replaces_id: number | null
+        now: number
+      },
+    ]
+  >(
+    `INSERT INTO transactions (execution_id, chain_id, from_address, nonce, kind, hash, raw, status, replaces_id,
+       created_at_ms, updated_at_ms)
+     VALUES (@execution_id, @chain_id, @from_address, @nonce, @kind, @hash, @raw, 'signed', @replaces_id, @now, @now)`,
+  )
+  const setStatus = db.prepare<[string, string | null, number, number]>(
+    'UPDATE transactions SET status = ?, error = ?, updated_at_ms = ? WHERE id = ?',
+  )
+  const setMined = db.prepare<[number, string, number, number]>(
+    `UPDATE transactions SET status = 'mined', block_number = ?, receipt_status = ?, error = NULL, updated_at_ms = ?
+     WHERE id = ?`,
+  )
+  const replaceOthers = db.prepare<[string, number, number, string, number, number]>(
+    `UPDATE transactions SET status = 'replaced', error = ?, updated_at_ms = ?
+     WHERE chain_id = ? AND from_address = ? AND nonce = ? AND id <> ? AND status IN ('signed', 'broadcast', 'mined')`,
+  )
+  const selectByExecution = db.prepare<[number], TransactionRow>(
+    'SELECT * FROM transactions WHERE execution_id = ? ORDER BY id',
+  )
+  const selectPending = db.prepare<[number | null, number | null], TransactionRow>(
+    `SELECT * FROM transactions WHERE status IN ('signed', 'broadcast') AND (? IS NULL OR chain_id = ?) ORDER BY id`,
+  )
+
+  const mustGet = (chainId: number, hash: Hex): TransactionRow => {
+    const row = selectByHash.get(chainId, hash)
+    if (!row)
+      throw new TransactionRecordError({
+        code: 'TRANSACTION_NOT_FOUND',
+        shortMessage: `No transaction ${hash} on chain ${chainId} in this ledger: store it with recordSignedTransaction before sending it.`,
+        details: { chainId, hash },
+      })
+    return row
+  }
+  const reread = (id: number): TransactionRecord => toRecord(selectById.get(id) as TransactionRow)
+
+  const record = db.transaction((input: NewSignedTransaction): TransactionRecord => {
+    const chainId = safeInteger(input.chainId, 'chainId', 1)
+    const from = canonicalAddress(input.from, 'from')
+    const nonce = safeInteger(input.nonce, 'nonce')
+    const hash = canonicalBytes32(input.hash, 'hash')
+    const executionId =
+      input.executionId === undefined ? null : safeInteger(input.executionId, 'executionId', 1)
+    if (!['approve', 'execute', 'cancel'].includes(input.kind))
+      throw new LedgerInputError('kind', input.kind, 'must be approve, execute or cancel.')
+    if (typeof input.raw !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(input.raw))
+      throw new LedgerInputError('raw', input.raw, 'is not a hex-encoded signed transaction.')
+    const raw = input.raw.toLowerCase() as Hex
+    if (keccak256(raw) !== hash)
+      throw new TransactionRecordError({
+        code: 'HASH_MISMATCH',
+        shortMessage: `Transaction hash ${hash} is not keccak256 of its raw bytes (${keccak256(raw)}): store the hash of exactly the bytes you send.`,
+        details: { chainId, hash, computed: keccak256(raw) },
+      })
+
+    const existing = selectByHash.get(chainId, hash)
+    if (existing) return toRecord(existing)
+
+    const next = selectNextNonce.get(chainId, from)?.next_nonce
+    if (next === undefined || nonce >= next)
+      throw new TransactionRecordError({
+        code: 'NONCE_NOT_RESERVED',
+        shortMessage: `Nonce ${nonce} of ${from} on chain ${chainId} was never reserved (next reservable: ${next ?? 'none yet'}): take nonces from reserveNonce so two transactions never share one.`,
+        details: { chainId, from, nonce, nextNonce: next ?? null },
+      })
+
+    const holder = selectLiveHolder.get(chainId, from, nonce)
+    let replacesId: number | null = null
+    if (input.replaces !== undefined) {
+      const replaces = canonicalBytes32(input.replaces, 'replaces')
+      const replaced = selectByHash.get(chainId, replaces)
+      if (
+        !replaced ||
+        replaced.from_address !== from ||
+        replaced.nonce !== nonce ||
+        (replaced.status !== 'signed' && replaced.status !== 'broadcast')
+      )
+        throw new TransactionRecordError({
+          code: 'BAD_REPLACEMENT',
+          shortMessage: `Transaction ${hash} cannot replace ${replaces}: a replacement needs a signed or broadcast transaction of the same chain, sender and nonce (found ${replaced ? `${replaced.status}, nonce ${replaced.nonce}` : 'none'}).`,
+          details: { chainId, hash, replaces, found: replaced ? toRecord(replaced) : null },
+        })
+      replacesId = replaced.id
+      setStatus.run('replaced', `replaced by ${hash}`, now(), replaced.id)
+    } else if (holder) {
+      throw new TransactionRecordError({
+        code: 'NONCE_IN_USE',
+        shortMessage: `Nonce ${nonce} of ${from} on chain ${chainId} is held by ${holder.status} transaction ${holder.hash}: reserve a new nonce, or pass replaces: '${holder.hash}' to replace it.`,
+        details: { chainId, from, nonce, holder: holder.hash, holderStatus: holder.status },
+      })
+    }
+    const result = insert.run({
+      execution_id: executionId,
+      chain_id: chainId,
+      from_address: from,
+      nonce,
+      kind: input.kind,
+      hash,
+      raw,
+      replaces_id: replacesId,
+      now: now(),
+    })
+    return reread(Number(result.lastInsertRowid))
+  })
+
+  const broadcast = db.transaction((chainId: number, hash: Hex): TransactionRecord => {
+    const row = mustGet(chainId, hash)
+    if (row.status === 'failed')
+      throw new TransactionRecordError({
+        code: 'ILLEGAL_TRANSACTION_STATUS',
+        shortMessage: `Transaction ${hash} on chain ${chainId} is marked failed (${row.error ?? 'no reason'}): a transaction marked failed must not be broadcast; sign a new one with a fresh nonce.`,
+        details: { chainId, hash, status: row.status },
+      })
+    if (row.status === 'signed') setStatus.run('broadcast', null, now(), row.id)
+    return reread(row.id)
+  })
+
+  const mined = db.transaction(
+    (chainId: number, hash: Hex, blockNumber: number, status: 'success' | 'reverted'): TransactionRecord => {
+      const row = mustGet(chainId, hash)
+      const at = now()
+      replaceOthers.run(`nonce used by ${hash}`, at, chainId, row.from_address, row.nonce, row.id)
+      setMined.run(blockNumber, status, at, row.id)
+      return reread(row.id)
+    },
+  )
+
+  const failed = db.transaction((chainId: number, hash: Hex, error: string): TransactionRecord => {
+    const row = mustGet(chainId, hash)
+    if (row.status === 'mined')
+      throw new TransactionRecordError({
+        code: 'ILLEGAL_TRANSACTION_STATUS',
+        shortMessage: `Transaction ${hash} on chain ${chainId} is mined in block ${row.block_number}: it cannot be marked failed. A reverted transaction is mined with receiptStatus 'reverted'.`,
+        details: { chainId, hash, status: row.status },
+      })
+    if (row.status !== 'failed') setStatus.run('failed', error, now(), row.id)
+    return reread(row.id)
+  })
+
+  return {
+    recordSignedTransaction: (transaction) => record.immediate(transaction),
+    markBroadcast: (chainId, hash) =>
+      broadcast.immediate(safeInteger(chainId, 'chainId', 1), canonicalBytes32(hash, 'hash')),
+    markMined(chainId, hash, receipt) {
+      if (receipt.status !== 'success' && receipt.status !== 'reverted')
+        throw new LedgerInputError('receipt.status', receipt.status, "must be 'success' or 'reverted'.")
+      return mined.immediate(
+        safeInteger(chainId, 'chainId', 1),
+        canonicalBytes32(hash, 'hash'),
+        blockNumberToInteger(receipt.blockNumber, 'receipt.blockNumber'),
+        receipt.status,
+      )
+    },
+    markFailed: (chainId, hash, error) =>
+      failed.immediate(safeInteger(chainId, 'chainId', 1), canonicalBytes32(hash, 'hash'), String(error)),
+    getTransaction(chainId, hash) {
+      const row = selectByHash.get(chainId, canonicalBytes32(hash, 'hash'))
+      return row ? toRecord(row) : undefined
+    },
+    listTransactionsForExecution: (executionId) => selectByExecution.all(executionId).map(toRecord),
+    listPendingTransactions(chainId) {
+      const chain = chainId ?? null
+      return selectPending.all(chain, chain).map(toRecord)
+    },
+  }
+}
