@@ -1,0 +1,113 @@
+import {
+  type Account,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  type HttpTransport,
+  http,
+  type PublicClient,
+  type WalletClient,
+} from 'viem'
+
+export type DefineRpcChainParameters = {
+  chainId: number
+  rpcUrl: string
+  /** Shown in viem's errors; default `Chain <id>`. */
+  name?: string | undefined
+}
+
+/**
+ * A viem chain for any chain id and RPC URL (the service's chains need not be in viem's list).
+ * The native currency is taken to be 18-decimal ETH; stockroute never prices anything in it.
+ *
+ * @example
+ * const chain = defineRpcChain({ chainId: 31337, rpcUrl: 'http://127.0.0.1:8545' })
+ * chain.id // 31337
+ */
+export function defineRpcChain(parameters: DefineRpcChainParameters): Chain {
+  const { chainId, rpcUrl, name = `Chain ${chainId}` } = parameters
+  if (!Number.isSafeInteger(chainId) || chainId <= 0)
+    throw new RangeError(`chainId ${chainId} is not a positive integer: use the chain's EIP-155 id`)
+  return defineChain({
+    id: chainId,
+    name,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  })
+}
+
+export type CreateChainClientsParameters<account extends Account | undefined = Account | undefined> = {
+  chainId: number
+  /** HTTP(S) JSON-RPC endpoint. */
+  rpcUrl: string
+  /** The taker's account (a local account signs in process). Without it, no wallet client. */
+  account?: account
+  name?: string | undefined
+  /** Per-request timeout, ms. Default 10 000. */
+  timeoutMs?: number | undefined
+  /** Automatic retries of the public client's reads (idempotent). Default 2. Sends never retry. */
+  readRetryCount?: number | undefined
+  /** Base delay of the read retries' exponential backoff, ms. Default 150. */
+  readRetryDelayMs?: number | undefined
+}
+
+export type ChainClients<account extends Account | undefined = Account | undefined> = {
+  chain: Chain
+  /** Reads, simulations, logs, receipts; retries transient failures `readRetryCount` times. */
+  publicClient: PublicClient<HttpTransport, Chain>
+  /**
+   * Signs and sends as `account`. Its transport never retries (retryCount 0), see
+   * {@link createChainClients}. Present only when an account was given.
+   */
+  walletClient: account extends Account ? WalletClient<HttpTransport, Chain, account> : undefined
+}
+
+/**
+ * The viem clients of one chain, to be created once per chain and kept for the process' lifetime
+ * so that their HTTP connections are reused: Node's fetch (undici) keeps connections alive and
+ * pools them per origin, so every read after the first goes over an open socket.
+ *
+ * Retries: the public client retries reads (they are idempotent). The wallet client's transport
+ * never retries anything. viem itself already sends `eth_sendRawTransaction` with no retry and
+ * never re-signs; keeping the whole wallet transport at zero retries means a failed send surfaces
+ * at once, with the signed transaction still in the caller's hands. A re-broadcast of that same
+ * signed transaction (same hash, same nonce) is harmless and is the caller's decision, made after
+ * it has stored the transaction; signing a new transaction for the same intent never is.
+ *
+ * @example
+ * const { publicClient, walletClient } = createChainClients({
+ *   chainId: 31337,
+ *   rpcUrl: 'http://127.0.0.1:8545',
+ *   account: privateKeyToAccount(privateKey),
+ * })
+ * const raw = await walletClient.signTransaction(await walletClient.prepareTransactionRequest(request))
+ * // store `raw` and its hash, then:
+ * await walletClient.sendRawTransaction({ serializedTransaction: raw })
+ */
+export function createChainClients<account extends Account | undefined = undefined>(
+  parameters: CreateChainClientsParameters<account>,
+): ChainClients<account> {
+  const {
+    chainId,
+    rpcUrl,
+    account,
+    name,
+    timeoutMs = 10_000,
+    readRetryCount = 2,
+    readRetryDelayMs = 150,
+  } = parameters
+  const chain = defineRpcChain({ chainId, rpcUrl, name })
+  const publicClient = createPublicClient({
+    chain,
+    transport: http(rpcUrl, { timeout: timeoutMs, retryCount: readRetryCount, retryDelay: readRetryDelayMs }),
+  })
+  const walletClient = account
+    ? createWalletClient({
+        account,
+        chain,
+        transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }),
+      })
+    : undefined
+  return { chain, publicClient, walletClient } as ChainClients<account>
+}

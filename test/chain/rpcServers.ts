@@ -1,0 +1,79 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+// Loopback HTTP servers in front of (or instead of) a JSON-RPC node, for what a real node cannot be
+// made to do on demand: count connections and requests, or fail every request.
+
+export type RpcServer = {
+  url: string
+  /** JSON-RPC methods received, in order (one entry per request in a batch). */
+  methods: string[]
+  /** TCP connections accepted. */
+  connections: () => number
+  close: () => Promise<void>
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+async function bodyOf(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of request) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+function recordMethods(body: string, methods: string[]) {
+  try {
+    const parsed = JSON.parse(body) as { method: string } | { method: string }[]
+    for (const call of Array.isArray(parsed) ? parsed : [parsed]) methods.push(call.method)
+  } catch {
+    methods.push('(unparsable)')
+  }
+}
+
+function serve(server: Server, methods: string[]): Promise<RpcServer> {
+  let connections = 0
+  server.on('connection', () => {
+    connections += 1
+  })
+  return listen(server).then((url) => ({
+    url,
+    methods,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }))
+}
+
+/** Forwards every request to the real node at `target` and counts connections and methods. */
+export function countingProxy(target: string): Promise<RpcServer> {
+  const methods: string[] = []
+  const server = createServer(async (request, response) => {
+    const body = await bodyOf(request)
+    recordMethods(body, methods)
+    const upstream = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
+    response.writeHead(upstream.status, { 'content-type': 'application/json' })
+    response.end(await upstream.text())
+  })
+  return serve(server, methods)
+}
+
+/** FAULT (named mock): a node that answers every request with HTTP 503, as an overloaded provider does. */
+export function failingRpc(): Promise<RpcServer> {
+  const methods: string[] = []
+  const server = createServer(async (request, response) => {
+    recordMethods(await bodyOf(request), methods)
+    response.writeHead(503, { 'content-type': 'text/plain' })
+    response.end('service unavailable')
+  })
+  return serve(server, methods)
+}
