@@ -118,7 +118,11 @@ async function retryOnNonceRace<T>(send: () => Promise<T>): Promise<T> {
     try {
       return await send()
     } catch (error) {
-      if (attempt >= 8 || !/nonce too low|nonce has already been used/i.test(String(error))) throw error
+      if (
+        attempt >= 8 ||
+        !/nonce too low|nonce has already been used|replacement transaction underpriced/i.test(String(error))
+      )
+        throw error
       await new Promise((resolve) => setTimeout(resolve, 10 * attempt))
     }
   }

@@ -54,6 +54,13 @@ describe('startLocalChains', () => {
   })
 })
 
+/** The PIDs still alive once `withinMs` has passed or all are gone, whichever comes first. */
+async function aliveAfter(pids: number[], withinMs: number): Promise<number[]> {
+  const deadline = Date.now() + withinMs
+  while (pids.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+  return pids.filter(isAlive)
+}
+
 describe('no orphan anvil', () => {
   it('`stockroute local-chains --json` describes the chains and, on SIGTERM, stops its anvils and exits 0', async () => {
     const child = spawnNode(['bin/stockroute.js', 'local-chains', '--json'])
@@ -66,7 +73,7 @@ describe('no orphan anvil', () => {
 
     child.kill('SIGTERM')
     expect(await exitOf(child)).toEqual({ code: 0, signal: null })
-    expect(pids.filter(isAlive)).toEqual([])
+    expect(await aliveAfter(pids, 3_000)).toEqual([])
   })
 
   it.each(['exit', 'throw'])('a process that ends by %s leaves no anvil behind', async (how) => {
@@ -76,6 +83,7 @@ describe('no orphan anvil', () => {
     expect(pids.every(isAlive)).toBe(true)
     const { code } = await exitOf(child)
     expect(code).not.toBe(0)
-    expect(pids.filter(isAlive)).toEqual([])
+    // SIGKILL was sent as the process exited; under load the kernel may take a moment to finish them.
+    expect(await aliveAfter(pids, 3_000)).toEqual([])
   })
 })

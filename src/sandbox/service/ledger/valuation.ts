@@ -72,7 +72,8 @@ export function formatScaled(value: bigint): string {
   return formatUnits(value, valueScaleDecimals)
 }
 
-/** A value at the common scale rounded down to `digits` decimals, as a decimal string. */
+/** A value at the common scale rounded down to `digits` decimals, always written with `digits` decimals ("1022.80"). */
 export function formatScaledRounded(value: bigint, digits: number): string {
-  return formatUnits(rescale(value, valueScaleDecimals, digits), digits)
+  const [whole, fraction = ''] = formatUnits(rescale(value, valueScaleDecimals, digits), digits).split('.')
+  return digits === 0 ? (whole ?? '0') : `${whole}.${fraction.padEnd(digits, '0')}`
 }
