@@ -5,6 +5,7 @@ import type { DeployedToken } from '../deploy.js'
 import type { SandboxKey } from '../keys.js'
 import type { LocalChain } from '../localChains.js'
 import type { ApiCredential } from './auth/apiKeys.js'
+import type { FaultSwitch } from './faultSwitch.js'
 import type { MakerLedger } from './ledger/makerLedger.js'
 import type { RateLimiter } from './rateLimiter.js'
 import type { TtlCache } from './ttlCache.js'
@@ -83,6 +84,8 @@ export type SandboxContext = {
   prices: PriceSimulator
   /** Orders, fills, positions and corporate actions, derived from what happened on the chains. */
   ledger: MakerLedger
+  /** TEST-ONLY router-quote faults (POST /sandbox/v1/faults); null unless started with `faults: true`. */
+  faults: FaultSwitch | null
 }
 
 export function createJwtSecret(): Uint8Array {

@@ -8,6 +8,7 @@ import {
   type SandboxContext,
   systemClock,
 } from './context.js'
+import { createFaultSwitch } from './faultSwitch.js'
 import { createMakerLedger } from './ledger/makerLedger.js'
 import { createPriceSimulator } from './market/priceSimulator.js'
 import { createRateLimiter } from './rateLimiter.js'
@@ -32,6 +33,11 @@ export type StartSandboxServiceParameters = {
   loginWindowMs?: number
   routes?: readonly Route[]
   logger?: SandboxServiceLogger
+  /**
+   * TEST-ONLY: serve POST/GET /sandbox/v1/faults, which make router quotes misbehave on purpose
+   * (for the engine's guard tests). Default false; `npm start` and `stockroute sandbox` never set it.
+   */
+  faults?: boolean
 }
 
 export type SandboxService = {
@@ -66,6 +72,7 @@ export async function startSandboxService(
     loginWindowMs = 5 * 60_000,
     routes = allRoutes,
     logger,
+    faults = false,
   } = parameters
   const [firstChain] = local.chains
   if (!firstChain) throw new Error('the sandbox service needs at least one chain')
@@ -93,6 +100,7 @@ export async function startSandboxService(
     quotes: new Map(),
     prices: createPriceSimulator({ catalogue, seed: priceSeed, clock }),
     ledger: createMakerLedger({ chains: local.chains }),
+    faults: faults ? createFaultSwitch() : null,
   }
   context.ledger.attach(context)
   const http = await listenSandboxHttp({

@@ -1,9 +1,9 @@
 import type { MarketCode } from '../../../domain/markets.js'
+import { defaultFxRates } from '../../../domain/quotePrice.js'
 import {
   type AssetAmount,
   divideRounded,
   type Price,
-  parsePrice,
   priceDecimals,
   type Rounding,
 } from '../../../domain/units.js'
@@ -11,13 +11,9 @@ import {
 /**
  * USD per unit of each market's currency. The service's assets are USD stablecoins while HK and KR
  * prices are in HKD and KRW; the sandbox converts at these fixed rates (a real service would use a
- * live rate). Scaled like a Price (1e8).
+ * live rate), which are also the engine's default FX rates. Scaled like a Price (1e8).
  */
-export const usdPerMarketCurrency: Record<MarketCode, Price> = {
-  usex: parsePrice('1'),
-  hkex: parsePrice('0.1285'),
-  krex: parsePrice('0.00072'),
-}
+export const usdPerMarketCurrency: Record<MarketCode, Price> = defaultFxRates
 
 /** The service's fee on every quote: 10 basis points of the gross notional, in the asset. */
 export const quoteFeeBasisPoints = 10n

@@ -11,6 +11,7 @@ import { platformStatsRoute } from './platformStats.js'
 import { positionsRoute } from './positions.js'
 import { routerQuoteRoute } from './routerQuote.js'
 import { sandboxAdminRoutes } from './sandboxAdmin.js'
+import { sandboxFaultRoutes } from './sandboxFaults.js'
 import { spreadTablesRoute } from './spreadTables.js'
 import { tickerInfoRoute } from './tickerInfo.js'
 import { tickerStatsRoute } from './tickerStats.js'
@@ -34,4 +35,5 @@ export const allRoutes: readonly Route[] = [
   tickerInfoRoute,
   spreadTablesRoute,
   ...sandboxAdminRoutes,
+  ...sandboxFaultRoutes,
 ]

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto'
 import { erc20Abi, formatUnits } from 'viem'
 import { z } from 'zod'
 import { isExchangeCode, marketCodes } from '../../../domain/markets.js'
-import { routerQuoteDomain, type SignedQuoteStruct } from '../../../domain/routerQuote.js'
 import { DomainRuleError, parsePrice } from '../../../domain/units.js'
 import { publicClientFor } from '../../chainClients.js'
 import type { LocalChain } from '../../localChains.js'
-import { signRouterQuote } from '../../signQuote.js'
 import { findChain, findListing, type IssuedQuote } from '../context.js'
 import { httpError } from '../errors.js'
+import { takeFault } from '../faultSwitch.js'
 import { computeQuoteAmounts } from '../quotes/computeQuoteAmounts.js'
+import { signQuoteWithFault } from '../quotes/quoteFaults.js'
 import { assetPricePerShare } from '../quotes/quotePricing.js'
 import { addressParam, boolParam, intParam, parseQuery, stringParam } from '../request.js'
 import { ok, type Route } from '../route.js'
@@ -86,47 +86,55 @@ export const routerQuoteRoute: Route = {
       direction: query.is_buy ? 'up' : 'down',
     })
     const amountType = query.is_buy ? (query.amount_type ?? 'stablecoin') : 'stocktoken'
-    let amounts: ReturnType<typeof computeQuoteAmounts>
-    try {
-      amounts = computeQuoteAmounts({
-        market,
-        tokenKind: listing.kind,
-        lotSize: BigInt(listing.stock.lotSize),
-        isBuy: query.is_buy,
-        amountType,
-        amountIn: query.amount_in,
-        assetDecimals: asset.decimals,
-        pricePerShare,
-      })
-    } catch (error) {
-      if (error instanceof DomainRuleError) {
-        throw httpError(
-          400,
-          ruleMessages[error.code] ?? 'Invalid parameter',
-          `amount_in: ${error.shortMessage}`,
-        )
+    // A function, because a TEST-ONLY `wrong-amount` fault quotes another amount the same way.
+    const quoteAmounts = async (amountIn: string) => {
+      let amounts: ReturnType<typeof computeQuoteAmounts>
+      try {
+        amounts = computeQuoteAmounts({
+          market,
+          tokenKind: listing.kind,
+          lotSize: BigInt(listing.stock.lotSize),
+          isBuy: query.is_buy,
+          amountType,
+          amountIn,
+          assetDecimals: asset.decimals,
+          pricePerShare,
+        })
+      } catch (error) {
+        if (error instanceof DomainRuleError) {
+          throw httpError(
+            400,
+            ruleMessages[error.code] ?? 'Invalid parameter',
+            `amount_in: ${error.shortMessage}`,
+          )
+        }
+        throw error
       }
-      throw error
+      await assertPayerCanSettle(chain, listing.address, query.is_buy, amounts)
+      return amounts
     }
-
-    await assertPayerCanSettle(chain, listing.address, query.is_buy, amounts)
+    const amounts = await quoteAmounts(query.amount_in)
 
     const quoteId = `0x${randomBytes(32).toString('hex')}` as const
-    const expiresAt = Math.floor(nowMs / 1000) + routerQuoteValiditySeconds
-    const struct: SignedQuoteStruct = {
-      quoteId,
-      stockToken: listing.address,
-      assetToken: asset.address,
-      isBuy: query.is_buy,
-      amountIn: amounts.amountInUsed,
-      amountOut: amounts.amountOut,
-      feeAmount: amounts.feeAmount,
-      expiresAt: BigInt(expiresAt),
-    }
-    const signature = await signRouterQuote({
-      domain: routerQuoteDomain(chain),
-      quote: struct,
-      operatorKey: chain.roles.operator.privateKey,
+    const { signed, signature, replied, amountIn, stock, spender } = await signQuoteWithFault({
+      fault: takeFault(context.faults),
+      chain,
+      listing,
+      listings: context.listings.get(chain.chainId) ?? [],
+      struct: {
+        quoteId,
+        stockToken: listing.address,
+        assetToken: asset.address,
+        isBuy: query.is_buy,
+        amountIn: amounts.amountInUsed,
+        amountOut: amounts.amountOut,
+        feeAmount: amounts.feeAmount,
+        expiresAt: BigInt(Math.floor(nowMs / 1000) + routerQuoteValiditySeconds),
+      },
+      amountIn: amounts.amountIn,
+      requestedAmountIn: query.amount_in,
+      nowMs,
+      requote: quoteAmounts,
     })
     const issued: IssuedQuote = {
       quoteId,
@@ -135,23 +143,23 @@ export const routerQuoteRoute: Route = {
       exchange: query.exchange,
       isBuy: query.is_buy,
       amountType: amountType === 'stablecoin' ? 'stablecoin_in' : 'stocktoken_in',
-      stockToken: listing.address,
-      assetToken: asset.address,
-      amountIn: amounts.amountIn,
-      amountInUsed: amounts.amountInUsed,
-      amountOut: amounts.amountOut,
-      feeAmount: amounts.feeAmount,
+      stockToken: signed.stockToken,
+      assetToken: signed.assetToken,
+      amountIn,
+      amountInUsed: signed.amountIn,
+      amountOut: signed.amountOut,
+      feeAmount: signed.feeAmount,
       price: pricePerShare,
-      expiresAt,
+      expiresAt: Number(signed.expiresAt),
       signature,
       issuedAtMs: nowMs,
     }
     context.quotes.set(quoteId, issued)
 
     const executor = chain.platformRouterAddress ? 'PlatformRouter' : 'RFQSettlement'
-    const approvalToken = query.is_buy ? asset.address : listing.address
-    const approvalDecimals = query.is_buy ? asset.decimals : listing.decimals
-    const approvalSymbol = query.is_buy ? asset.symbol : listing.ticker
+    const approvalToken = query.is_buy ? asset.address : stock.address
+    const approvalDecimals = query.is_buy ? asset.decimals : stock.decimals
+    const approvalSymbol = query.is_buy ? asset.symbol : stock.ticker
     return ok({
       quote: {
         quote_id: quoteId,
@@ -160,22 +168,22 @@ export const routerQuoteRoute: Route = {
         is_buy: query.is_buy,
         chain_id: chain.chainId,
         amount_type: issued.amountType,
-        amount_in: amounts.amountIn.toString(),
-        amount_in_used: amounts.amountInUsed.toString(),
-        amount_out: amounts.amountOut.toString(),
-        fee_amount: amounts.feeAmount.toString(),
-        stock_token: listing.address,
-        asset_token: asset.address,
+        amount_in: amountIn.toString(),
+        amount_in_used: replied.amountIn.toString(),
+        amount_out: replied.amountOut.toString(),
+        fee_amount: replied.feeAmount.toString(),
+        stock_token: replied.stockToken,
+        asset_token: replied.assetToken,
         price: pricePerShare.toString(),
-        expires_at: expiresAt,
+        expires_at: Number(replied.expiresAt),
       },
       signature,
       required_approvals: [
         {
           token_address: approvalToken,
-          spender: chain.executorAddress,
-          amount: amounts.amountInUsed.toString(),
-          description: `Approve ${formatUnits(amounts.amountInUsed, approvalDecimals)} ${approvalSymbol} for the ${executor} (${chain.executorAddress}) to settle this ${query.is_buy ? 'buy' : 'sell'}`,
+          spender,
+          amount: replied.amountIn.toString(),
+          description: `Approve ${formatUnits(replied.amountIn, approvalDecimals)} ${approvalSymbol} for the ${executor} (${chain.executorAddress}) to settle this ${query.is_buy ? 'buy' : 'sell'}`,
         },
       ],
     })
