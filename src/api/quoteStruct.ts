@@ -1,5 +1,17 @@
+import type { Address, Hex } from 'viem'
 import type { SignedQuoteStruct } from '../domain/routerQuote.js'
-import type { RouterQuote } from './actions/getRouterQuote.js'
+
+/** The fields of a router quote (a reply's, or one kept in the ledger) that the operator signs. */
+export type SignableQuote = {
+  quoteId: Hex
+  stockToken: Address
+  assetToken: Address
+  isBuy: boolean
+  amountInUsed: bigint
+  amountOut: bigint
+  feeAmount: bigint
+  expiresAt: number
+}
 
 /**
  * The struct a router quote was signed over and is executed with (`execute(quote, signature)`), as
@@ -16,7 +28,7 @@ import type { RouterQuote } from './actions/getRouterQuote.js'
  *   args: [toSignedQuoteStruct(quote), signature],
  * })
  */
-export function toSignedQuoteStruct(quote: RouterQuote): SignedQuoteStruct {
+export function toSignedQuoteStruct(quote: SignableQuote): SignedQuoteStruct {
   return {
     quoteId: quote.quoteId,
     stockToken: quote.stockToken,

@@ -13,6 +13,11 @@ export type SimulateExecuteParameters = {
   signature: Hex
   /** The account that will send `execute`: its allowances and balances are the ones used. */
   taker: Address
+  /**
+   * The state to simulate against. `pending` includes transactions still in the node's pool, such
+   * as approvals broadcast just before (default `latest`).
+   */
+  blockTag?: 'latest' | 'pending' | undefined
 }
 
 export type SimulateExecuteReturnType =
@@ -24,7 +29,7 @@ export type SimulateExecuteReturnType =
   | ({ ok: false } & DecodedRevert)
 
 /**
- * Simulates `execute(quote, signature)` from the taker against the latest block (`eth_call`, then
+ * Simulates `execute(quote, signature)` from the taker against the latest (or pending) block (`eth_call`, then
  * `eth_estimateGas`; nothing is sent). A revert comes back decoded by name, with its arguments:
  * the executor's own errors (`QuoteExpired`, `QuoteAlreadyUsed`, `InvalidSigner`, `InvalidAmount`,
  * `FeeExceedsAmount`) and the tokens' (`ERC20InsufficientAllowance`, `ERC20InsufficientBalance`,
@@ -39,9 +44,10 @@ export async function simulateExecute(
   parameters: SimulateExecuteParameters,
   options: ChainCallOptions = {},
 ): Promise<SimulateExecuteReturnType> {
-  const { executor, quote, signature, taker } = parameters
+  const { executor, quote, signature, taker, blockTag = 'latest' } = parameters
   const { signal } = options
   const request = {
+    blockTag,
     account: taker,
     address: executor,
     abi: executeRevertsAbi,

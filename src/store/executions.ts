@@ -36,14 +36,15 @@ export type TerminalExecutionState = (typeof terminalExecutionStates)[number]
 /**
  * Every allowed move. The happy path is intent → quoting → quoted → (approving →) submitted →
  * confirmed. A quote with too little validity left is dropped for a new one (quoted → quoting, and
- * approving → quoting when approvals outlived it). `rejected` is a refusal before anything is
+ * approving → quoting when approvals outlived it; quoting → quoting when a restart abandoned the
+ * request in flight). `rejected` is a refusal before anything is
  * broadcast for the execute (risk limit, kill switch, guard), `expired` a quote that ran out
  * (including a submitted transaction cancelled by replacement or reverted for expiry), `failed`
  * anything else. Once submitted, only the chain decides: confirmed, failed or expired.
  */
 export const executionTransitions = {
   intent: ['quoting', 'rejected', 'failed'],
-  quoting: ['quoted', 'rejected', 'failed', 'expired'],
+  quoting: ['quoting', 'quoted', 'rejected', 'failed', 'expired'],
   quoted: ['approving', 'submitted', 'quoting', 'rejected', 'failed', 'expired'],
   approving: ['submitted', 'quoting', 'rejected', 'failed', 'expired'],
   submitted: ['confirmed', 'failed', 'expired'],

@@ -50,19 +50,29 @@ export function clientsFor(chain: LocalChain, privateKey: Hex) {
   }
 }
 
-/**
- * A new wallet of the test's own, so parallel test files never share nonces or balances: gas money,
- * `asset` of the default asset (natural units) and `shares` of each named token, minted for real
- * by the deployer (impersonated, so anvil assigns its nonce atomically).
- */
+/** A new wallet of the test's own, so parallel test files never share nonces or balances, funded by {@link fundAddress}. */
 export async function freshWallet(
   chain: LocalChain,
   funding: { asset?: string; tokens?: Record<string, bigint> } = {},
 ) {
   const privateKey = generatePrivateKey()
   const clients = clientsFor(chain, privateKey)
-  const { testClient, publicClient, account } = clients
-  await testClient.setBalance({ address: account.address, value: parseEther('100') })
+  await fundAddress(chain, clients.account.address, funding)
+  return { privateKey, ...clients }
+}
+
+/**
+ * Funds `address` on `chain`: 100 ETH of gas money, `asset` of the default asset (natural units)
+ * and `tokens` of each named token, minted for real by the deployer (impersonated, so anvil assigns
+ * its nonce atomically). Resolves once every mint is mined.
+ */
+export async function fundAddress(
+  chain: LocalChain,
+  address: Address,
+  funding: { asset?: string; tokens?: Record<string, bigint> } = {},
+) {
+  const { testClient, publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+  await testClient.setBalance({ address, value: parseEther('100') })
   const impersonated = await deployerClient(chain)
   const hashes: Hex[] = []
   if (funding.asset) {
@@ -71,7 +81,7 @@ export async function freshWallet(
         address: chain.defaultAsset.address,
         abi: assetTokenAbi,
         functionName: 'mint',
-        args: [account.address, parseUnits(funding.asset, chain.defaultAsset.decimals)],
+        args: [address, parseUnits(funding.asset, chain.defaultAsset.decimals)],
       }),
     )
   }
@@ -81,12 +91,11 @@ export async function freshWallet(
         address: chain.managerAddress,
         abi: stockTokenManagerAbi,
         functionName: 'mint',
-        args: [tokenOf(chain, ticker), account.address, amount],
+        args: [tokenOf(chain, ticker), address, amount],
       }),
     )
   }
   for (const hash of hashes) await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
-  return { privateKey, ...clients }
 }
 
 /**

@@ -1,0 +1,134 @@
+import PQueue from 'p-queue'
+import {
+  type Address,
+  type Chain,
+  type HttpTransport,
+  isAddressEqual,
+  type LocalAccount,
+  type PublicClient,
+  type WalletClient,
+} from 'viem'
+import { getChains } from '../api/actions/getChains.js'
+import type { CallOptions, ServiceClient } from '../api/createServiceClient.js'
+import { createChainClients } from '../chain/clients.js'
+import { readDecimals } from '../chain/erc20.js'
+import { createInclusionTimes, type InclusionTimes } from '../chain/inclusionTime.js'
+import { type ExecutorDomain, readExecutorDomain } from '../chain/readExecutorDomain.js'
+import { assetDecimalsOf } from '../domain/units.js'
+import { EngineError } from './errors.js'
+import type { GuardChain } from './guardQuote.js'
+
+/** One chain as configured: where to reach it and what is pinned for it. */
+export type EngineChainConfig = {
+  chainId: number
+  rpcUrl: string
+  /** The contract quotes are executed through (router, else settlement). Quotes for any other are refused. */
+  executorAddress: Address
+  /** The only key whose quote signatures are accepted. */
+  operatorAddress: Address
+  /** Inclusion time assumed before any is measured, ms. Default 4 000. */
+  defaultInclusionMs?: number | undefined
+}
+
+/** A chain ready to trade on: its clients, its pins as verified, its asset, its send queue. */
+export type ChainRuntime = GuardChain & {
+  rpcUrl: string
+  asset: { address: Address; decimals: number; symbol: string }
+  publicClient: PublicClient<HttpTransport, Chain>
+  /** Never retries: a failed send surfaces at once with the signed transaction still in hand. */
+  walletClient: WalletClient<HttpTransport, Chain, LocalAccount>
+  account: LocalAccount
+  /** Rolling broadcast-to-receipt estimate, replaced after each receipt. */
+  inclusion: InclusionTimes
+  /**
+   * One wallet per chain, so quote → guard → approvals → execute broadcast runs one execution at a
+   * time: the quote is fetched only when the executor can send at once, and nonces go out in order.
+   */
+  sendQueue: PQueue
+}
+
+/**
+ * Checks each configured chain against the service's chain list and the chain itself, then builds
+ * its runtime: the service must name the pinned executor (router where present, else settlement)
+ * and operator, the RPC must serve the configured chain id (the executor's EIP-712 domain says so),
+ * and the default asset's decimals are read from the chain. Throws {@link EngineError}
+ * `ENGINE_SETUP_FAILED` naming the field to fix.
+ *
+ * @example
+ * const runtimes = await createChainRuntimes({ service, account, chains: config.chains })
+ * runtimes.get(31337)?.asset.decimals // 6
+ */
+export async function createChainRuntimes(
+  parameters: { service: ServiceClient; account: LocalAccount; chains: readonly EngineChainConfig[] },
+  options: CallOptions = {},
+): Promise<Map<number, ChainRuntime>> {
+  const { service, account, chains } = parameters
+  const served = await getChains(service, {}, options)
+  const runtimes = await Promise.all(
+    chains.map(async (config): Promise<ChainRuntime> => {
+      const fail = (problem: string) =>
+        new EngineError({
+          code: 'ENGINE_SETUP_FAILED',
+          shortMessage: `Chain ${config.chainId}: ${problem}`,
+          details: { chainId: config.chainId },
+        })
+      const info = served.chains.find((chain) => chain.chainId === config.chainId)
+      if (!info)
+        throw fail(
+          `the service does not serve it (it serves ${served.chains.map((c) => c.chainId).join(', ')}): remove it from the configuration or fix its chainId.`,
+        )
+      if (!isAddressEqual(info.executorAddress, config.executorAddress))
+        throw fail(
+          `the service executes quotes through ${info.executorAddress}, but the configuration pins executor ${config.executorAddress}: check which is right before trading, then fix executorAddress.`,
+        )
+      if (!isAddressEqual(info.operatorAddress, config.operatorAddress))
+        throw fail(
+          `the service's operator is ${info.operatorAddress}, but the configuration pins ${config.operatorAddress}: check which is right before trading, then fix operatorAddress.`,
+        )
+      const assetAddress = info.defaultAssetAddress
+      if (!assetAddress)
+        throw fail(`the service names default asset ${info.defaultAsset} but lists no address for it.`)
+      const clients = createChainClients({ chainId: config.chainId, rpcUrl: config.rpcUrl, account })
+      const [executorDomain, decimals] = await Promise.all([
+        readExecutorDomain(clients.publicClient, config.executorAddress, options),
+        readDecimals(clients.publicClient, assetAddress, options),
+      ])
+      if (executorDomain.chainId !== config.chainId)
+        throw fail(
+          `the executor at ${config.rpcUrl} reports chain id ${executorDomain.chainId}: the RPC URL serves another chain.`,
+        )
+      return {
+        chainId: config.chainId,
+        rpcUrl: config.rpcUrl,
+        executorAddress: config.executorAddress,
+        operatorAddress: config.operatorAddress,
+        executorDomain,
+        knownExecutors: [],
+        asset: { address: assetAddress, decimals: assetDecimalsOf(decimals), symbol: info.defaultAsset },
+        publicClient: clients.publicClient,
+        walletClient: clients.walletClient,
+        account,
+        inclusion: createInclusionTimes({
+          defaultMs: config.defaultInclusionMs ?? 4_000,
+          maxAgeMs: 10 * 60_000,
+        }),
+        sendQueue: new PQueue({ concurrency: 1 }),
+      }
+    }),
+  )
+  // Each chain knows the others' executors, so a quote signed for another chain is named as such.
+  for (const runtime of runtimes)
+    runtime.knownExecutors = runtimes
+      .filter((other) => other !== runtime)
+      .map((other) => ({ domain: domainOf(other.executorDomain), operatorAddress: other.operatorAddress }))
+  return new Map(runtimes.map((runtime) => [runtime.chainId, runtime]))
+}
+
+function domainOf(domain: ExecutorDomain) {
+  return {
+    name: domain.name,
+    version: domain.version,
+    chainId: domain.chainId,
+    verifyingContract: domain.verifyingContract,
+  }
+}

@@ -1,0 +1,60 @@
+import type { Hex } from 'viem'
+import type { ServiceClient } from '../api/createServiceClient.js'
+import type { Price } from '../domain/units.js'
+import type { ExecutionEvent, ExecutionRecord } from '../store/executions.js'
+import type { Ledger } from '../store/openLedger.js'
+import type { TransactionKind } from '../store/transactions.js'
+import type { Instrument, InstrumentResolver } from './resolveInstrument.js'
+import type { EngineSettings } from './settings.js'
+
+/** A structured logger (pino's shape). The engine logs nothing unless given one. */
+export type EngineLogger = {
+  debug: (fields: Record<string, unknown>, message: string) => void
+  info: (fields: Record<string, unknown>, message: string) => void
+  warn: (fields: Record<string, unknown>, message: string) => void
+  error: (fields: Record<string, unknown>, message: string) => void
+}
+
+/** A point in the life of a transaction, reported to {@link EngineHooks.onStep}. */
+export type TransactionStep = {
+  /**
+   * `signed`: stored in the ledger, not yet sent; `broadcast`: the node accepted it, the ledger
+   * does not say so yet; `receipt`: its receipt was read, nothing of it is in the ledger yet.
+   */
+  step: 'signed' | 'broadcast' | 'receipt'
+  executionId: number | null
+  chainId: number
+  kind: TransactionKind
+  hash: Hex
+  nonce: number
+}
+
+/**
+ * Observers of the engine. They run synchronously at the moment they name, so a test can stop the
+ * process at the worst moment (SIGKILL right after signing, after broadcast, after the receipt) and
+ * check that recovery still ends with exactly one execution on chain.
+ */
+export type EngineHooks = {
+  /** After each state change of an execution, once it is committed. */
+  onTransition?: ((event: ExecutionEvent, execution: ExecutionRecord) => void) | undefined
+  onStep?: ((step: TransactionStep) => void) | undefined
+}
+
+/** The latest market price of an instrument, in its market's currency. */
+export type MarketPriceSource = (
+  instrument: Instrument,
+  options: { signal?: AbortSignal | undefined },
+) => Promise<Price>
+
+/** What every part of the engine is built over. */
+export type EngineContext = {
+  ledger: Ledger
+  service: ServiceClient
+  settings: EngineSettings
+  resolveInstrument: InstrumentResolver
+  marketPrice: MarketPriceSource
+  /** Unix milliseconds; every time decision uses it. */
+  now: () => number
+  hooks: EngineHooks
+  logger: EngineLogger | undefined
+}

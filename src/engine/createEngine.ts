@@ -1,0 +1,277 @@
+import type { LocalAccount } from 'viem'
+import { getMarketQuote } from '../api/actions/getMarketQuote.js'
+import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/getRouterQuote.js'
+import type { ServiceClient } from '../api/createServiceClient.js'
+import type { ExecutionRecord } from '../store/executions.js'
+import type { FillRecord } from '../store/fills.js'
+import type { Ledger } from '../store/openLedger.js'
+import { toNotional } from '../store/risk.js'
+import type { TransactionRecord } from '../store/transactions.js'
+import { type ChainRuntime, createChainRuntimes, type EngineChainConfig } from './chainRuntime.js'
+import { checkRiskLimits } from './checkRiskLimits.js'
+import type { EngineContext, EngineHooks, EngineLogger, MarketPriceSource } from './context.js'
+import { EngineError } from './errors.js'
+import { type GuardVerdict, guardQuote } from './guardQuote.js'
+import { checkIntent, type SwapIntent } from './intent.js'
+import { type ApprovalPlan, planApprovals } from './planApprovals.js'
+import { type RecoveryReport, recoverExecutions } from './recoverExecutions.js'
+import { createInstrumentResolver, type Instrument } from './resolveInstrument.js'
+import { runExecution } from './runExecution.js'
+import { defaultEngineSettings, type EngineSettings } from './settings.js'
+import { minimumValidity } from './settleExecution.js'
+
+export type CreateEngineParameters = {
+  /** The ledger (dry runs: a file of their own). */
+  ledger: Ledger
+  /** The service client: API key credentials and the wallet's address as `makerAddress`. */
+  service: ServiceClient
+  /** The taker wallet, the same on every chain. */
+  account: LocalAccount
+  chains: readonly EngineChainConfig[]
+  settings?: Partial<EngineSettings> | undefined
+  /** Default: the service's market quote (`close`) of the instrument's stock. */
+  marketPrice?: MarketPriceSource | undefined
+  /** Unix milliseconds; default `Date.now`. */
+  now?: (() => number) | undefined
+  hooks?: EngineHooks | undefined
+  logger?: EngineLogger | undefined
+  signal?: AbortSignal | undefined
+}
+
+/** An execution as the ledger has it: its row with its state and reason, its transactions, its fills. */
+export type ExecutionOutcome = {
+  execution: ExecutionRecord
+  transactions: TransactionRecord[]
+  fills: FillRecord[]
+}
+
+/** What would happen to an intent now: its quote, the guard's verdict, risk, approvals. Nothing is stored or signed. */
+export type QuotePreview = {
+  instrument: Instrument
+  reply: GetRouterQuoteReturnType
+  verdict: GuardVerdict
+  /** The risk limit the trade would break, if any. */
+  riskProblem: string | undefined
+  /** The kill switch's reason when trading is halted. */
+  halted: string | undefined
+  approvals: ApprovalPlan
+  /** The validity the quote needed, ms (inclusion time plus margin). */
+  minValidityMs: number
+}
+
+/** The execution engine: one wallet, several chains, one ledger. */
+export type Engine = {
+  readonly chains: ReadonlyMap<number, ChainRuntime>
+  readonly settings: EngineSettings
+  /** Reconciles everything a previous run left unfinished (run it once, before new intents). */
+  recover(options?: { signal?: AbortSignal | undefined }): Promise<RecoveryReport>
+  /**
+   * Records the intent and starts its execution; resolves once it is recorded, with the
+   * execution's id and a promise of its end. An intent id seen before is not executed again: its
+   * execution is followed (or, finished, returned).
+   */
+  submit(
+    intent: SwapIntent,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<{ executionId: number; done: Promise<ExecutionOutcome> }>
+  /** `submit` and wait for the end. */
+  execute(intent: SwapIntent, options?: { signal?: AbortSignal | undefined }): Promise<ExecutionOutcome>
+  /** Quote and guard an intent without executing it. */
+  preview(intent: SwapIntent, options?: { signal?: AbortSignal | undefined }): Promise<QuotePreview>
+  outcome(executionId: number): ExecutionOutcome
+  /** Refuses new intents and waits for the executions in flight to end. */
+  close(): Promise<void>
+}
+
+/**
+ * Builds the engine: checks each configured chain against the service and the chain (pinned
+ * executor and operator, chain id, asset decimals), then executes intents one chain queue at a
+ * time. Call `recover()` once before submitting.
+ *
+ * @example
+ * const engine = await createEngine({ ledger, service, account, chains: config.chains })
+ * await engine.recover()
+ * const { execution, fills } = await engine.execute({
+ *   intentId: 'buy-aapl-1', chainId: 31337, ticker: 'AAPL', exchange: 0, side: 'buy', amountIn: '1000',
+ * })
+ * execution.state // 'confirmed'
+ */
+export async function createEngine(parameters: CreateEngineParameters): Promise<Engine> {
+  const { ledger, service, account } = parameters
+  const settings: EngineSettings = { ...defaultEngineSettings, ...parameters.settings }
+  const chains = await createChainRuntimes(
+    { service, account, chains: parameters.chains },
+    parameters.signal ? { signal: parameters.signal } : {},
+  )
+  const context: EngineContext = {
+    ledger,
+    service,
+    settings,
+    resolveInstrument: createInstrumentResolver(service),
+    marketPrice: parameters.marketPrice ?? serviceMarketPrice(service),
+    now: parameters.now ?? Date.now,
+    hooks: parameters.hooks ?? {},
+    logger: parameters.logger,
+  }
+  const inFlight = new Map<number, Promise<ExecutionRecord>>()
+  let closed = false
+
+  const chainOf = (chainId: number): ChainRuntime => {
+    const chain = chains.get(chainId)
+    if (!chain)
+      throw new EngineError({
+        code: 'UNKNOWN_CHAIN',
+        shortMessage: `Chain ${chainId} is not configured: configured chains are ${[...chains.keys()].join(', ')}.`,
+        details: { chainId },
+      })
+    return chain
+  }
+  const outcome = (executionId: number): ExecutionOutcome => {
+    const execution = ledger.executions.getExecution(executionId)
+    if (!execution) throw new Error(`execution ${executionId} is not in this ledger`)
+    return {
+      execution,
+      transactions: ledger.transactions.listTransactionsForExecution(executionId),
+      fills: ledger.fills.listFills({ executionId }),
+    }
+  }
+  const track = (executionId: number, run: Promise<ExecutionRecord>): Promise<ExecutionOutcome> => {
+    inFlight.set(executionId, run)
+    return run.finally(() => inFlight.delete(executionId)).then(() => outcome(executionId))
+  }
+
+  const engine: Engine = {
+    chains,
+    settings,
+    async recover(options = {}) {
+      return recoverExecutions(context, chains, options)
+    },
+    async submit(intent, options = {}) {
+      if (closed)
+        throw new EngineError({
+          code: 'ENGINE_CLOSED',
+          shortMessage: 'The engine is closed: it takes no new intents.',
+        })
+      const existing = ledger.executions.getExecutionByIntent(intent.intentId)
+      if (existing) {
+        const running = inFlight.get(existing.id)
+        return {
+          executionId: existing.id,
+          done: running ? running.then(() => outcome(existing.id)) : Promise.resolve(outcome(existing.id)),
+        }
+      }
+      const chain = chainOf(intent.chainId)
+      const instrument = await context.resolveInstrument(
+        intent,
+        options.signal ? { signal: options.signal } : {},
+      )
+      const checked = checkIntent(intent, instrument, chain.asset.decimals)
+      const execution = ledger.executions.createExecution({
+        intentId: checked.intentId,
+        chainId: checked.chainId,
+        ticker: checked.ticker,
+        exchange: checked.exchange,
+        side: checked.side,
+        amountIn: checked.amountIn,
+        amountType: checked.amountType,
+        limitPrice: checked.limitPrice,
+      })
+      const created = ledger.executions.listExecutionEvents(execution.id).at(-1)
+      if (created) context.hooks.onTransition?.(created, execution)
+      return {
+        executionId: execution.id,
+        done: track(execution.id, runExecution(context, chain, execution, options)),
+      }
+    },
+    async execute(intent, options = {}) {
+      const { done } = await engine.submit(intent, options)
+      return done
+    },
+    async preview(intent, options = {}) {
+      const chain = chainOf(intent.chainId)
+      const signal = options.signal ? { signal: options.signal } : {}
+      const instrument = await context.resolveInstrument(intent, signal)
+      const checked = checkIntent(intent, instrument, chain.asset.decimals)
+      const [reply, marketPrice] = await Promise.all([
+        getRouterQuote(
+          service,
+          {
+            ticker: checked.ticker,
+            exchange: checked.exchange,
+            isBuy: checked.side === 'buy',
+            chainId: checked.chainId,
+            asset: chain.asset.address,
+            amountIn: checked.amountIn,
+            amountType: checked.side === 'buy' ? checked.amountType : undefined,
+            tokenKind: instrument.tokenKind,
+          },
+          signal,
+        ),
+        context.marketPrice(instrument, signal),
+      ])
+      const minValidityMs = minimumValidity(context, chain, context.now())
+      const verdict = await guardQuote({
+        intent: checked,
+        instrument,
+        chain,
+        reply,
+        marketPrice,
+        settings,
+        minValidityMs,
+        now: context.now,
+      })
+      const notional = reply.quote.isBuy ? reply.quote.amountInUsed : reply.quote.amountOut
+      const killSwitch = ledger.risk.killSwitch()
+      const approvals = await planApprovals(
+        chain.publicClient,
+        {
+          token: reply.quote.isBuy ? reply.quote.assetToken : reply.quote.stockToken,
+          owner: account.address,
+          spender: chain.executorAddress,
+          needed: reply.quote.amountInUsed,
+          policy: settings.approvalPolicy,
+        },
+        signal,
+      )
+      return {
+        instrument,
+        reply,
+        verdict,
+        riskProblem: checkRiskLimits(
+          ledger,
+          settings.risk,
+          chain.chainId,
+          toNotional(notional, chain.asset.decimals),
+          context.now(),
+        ),
+        halted: killSwitch.halted ? killSwitch.reason : undefined,
+        approvals,
+        minValidityMs,
+      }
+    },
+    outcome,
+    async close() {
+      closed = true
+      await Promise.allSettled([...inFlight.values()])
+      await Promise.all([...chains.values()].map((chain) => chain.sendQueue.onIdle()))
+    },
+  }
+  return engine
+}
+
+/** Market prices from the service's market quote: the `close` (last) price of the instrument's stock. */
+function serviceMarketPrice(service: ServiceClient): MarketPriceSource {
+  return async (instrument, { signal }) => {
+    const quote = await getMarketQuote(
+      service,
+      { symbol: instrument.marketSymbol, market: instrument.market },
+      signal ? { signal } : {},
+    )
+    if (quote.prices.close === null)
+      throw new EngineError({
+        code: 'INVALID_INTENT',
+        shortMessage: `The market price of ${instrument.marketSymbol} (${quote.close}) cannot be used: it has more than 8 decimals.`,
+      })
+    return quote.prices.close
+  }
+}

@@ -1,0 +1,53 @@
+import { StockrouteError } from '../domain/errors.js'
+
+/** Stable codes of {@link EngineError}. */
+export type EngineErrorCode =
+  /** The configuration and the service or chain disagree (pinned executor, operator, chain id). */
+  | 'ENGINE_SETUP_FAILED'
+  /** An intent is malformed or breaks a market rule before anything is asked of the service. */
+  | 'INVALID_INTENT'
+  /** The chain of an intent is not configured. */
+  | 'UNKNOWN_CHAIN'
+  /** The engine was closed. */
+  | 'ENGINE_CLOSED'
+
+/**
+ * The engine cannot start or cannot take an intent. Executions that start and then stop (a guard
+ * rejection, a revert, an expiry) are not errors: they end in a terminal state with a reason.
+ *
+ * @example
+ * try {
+ *   await engine.execute(intent)
+ * } catch (error) {
+ *   if (error instanceof EngineError && error.code === 'INVALID_INTENT') console.error(error.shortMessage)
+ * }
+ */
+export class EngineError extends StockrouteError {
+  override name = 'EngineError'
+  override readonly code: EngineErrorCode
+  constructor(parameters: {
+    code: EngineErrorCode
+    shortMessage: string
+    details?: Readonly<Record<string, unknown>>
+    metaMessages?: readonly string[]
+    cause?: unknown
+  }) {
+    super(parameters)
+    this.code = parameters.code
+  }
+}
+
+/**
+ * Why an execution stops before its execute is broadcast, carried from deep in the pipeline to the
+ * one place that records the terminal state (`rejected`, `expired` or `failed`) with `reason`.
+ */
+export class ExecutionStop extends Error {
+  override name = 'ExecutionStop'
+  constructor(
+    readonly to: 'rejected' | 'expired' | 'failed',
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(reason, options)
+  }
+}

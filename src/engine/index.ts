@@ -1,0 +1,19 @@
+// The execution engine: intents become durable executions in the ledger, quoted just in time,
+// guarded before anything is signed, approved, executed, settled and recorded at most once.
+export * from './chainRuntime.js'
+export * from './checkRiskLimits.js'
+export type {
+  EngineContext,
+  EngineHooks,
+  EngineLogger,
+  MarketPriceSource,
+  TransactionStep,
+} from './context.js'
+export * from './createEngine.js'
+export * from './errors.js'
+export * from './guardQuote.js'
+export * from './intent.js'
+export * from './planApprovals.js'
+export * from './recoverExecutions.js'
+export * from './resolveInstrument.js'
+export * from './settings.js'

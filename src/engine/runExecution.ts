@@ -1,0 +1,364 @@
+import { encodeFunctionData } from 'viem'
+import { getRouterQuote } from '../api/actions/getRouterQuote.js'
+import { ServiceBadRequestError, ServiceNotFoundError } from '../api/errors.js'
+import { toSignedQuoteStruct } from '../api/quoteStruct.js'
+import { executorAbi } from '../chain/abis.js'
+import { simulateExecute } from '../chain/simulateExecute.js'
+import { StockrouteError } from '../domain/errors.js'
+import { toPrice } from '../domain/units.js'
+import { type ExecutionRecord, ExecutionStateError, terminalExecutionStates } from '../store/executions.js'
+import { toNotional } from '../store/risk.js'
+import type { ChainRuntime } from './chainRuntime.js'
+import { checkRiskLimits } from './checkRiskLimits.js'
+import type { EngineContext } from './context.js'
+import { ExecutionStop } from './errors.js'
+import { guardQuote } from './guardQuote.js'
+import { type CheckedIntent, checkIntent, type SwapIntent } from './intent.js'
+import { announceTransition, moveExecution } from './moveExecution.js'
+import { planApprovals } from './planApprovals.js'
+import type { Instrument } from './resolveInstrument.js'
+import { broadcastTransaction, signAndStore } from './sendTransaction.js'
+import { minimumValidity, settleExecution } from './settleExecution.js'
+import { storedQuoteOf } from './storedQuote.js'
+
+/**
+ * Drives one execution from where it stands (`intent`, or `quoting`, `quoted`, `approving` left by
+ * a restart) to its end: quote just in time, guard, risk, approvals, simulation, execute signed and
+ * stored, broadcast, receipt, fill. Quote to broadcast holds the chain's send slot, so the quote is
+ * requested only when the wallet can send at once; the wait for the receipt does not. Every stop
+ * before the broadcast is recorded as `rejected`, `expired` or `failed` with its reason; nothing is
+ * thrown for those.
+ *
+ * @example
+ * const done = await runExecution(context, chain, ledger.executions.createExecution(newExecution))
+ * done.state // 'confirmed'
+ */
+export async function runExecution(
+  context: EngineContext,
+  chain: ChainRuntime,
+  execution: ExecutionRecord,
+  options: { signal?: AbortSignal | undefined } = {},
+): Promise<ExecutionRecord> {
+  const { signal } = options
+  try {
+    const instrument = await context.resolveInstrument(
+      { chainId: execution.chainId, ticker: execution.ticker, exchange: execution.exchange },
+      signal ? { signal } : {},
+    )
+    const intent = checkIntent(intentOf(execution), instrument, chain.asset.decimals)
+    const submitted = await chain.sendQueue.add(() =>
+      quoteAndSubmit(context, chain, { execution, intent, instrument, signal }),
+    )
+    if (submitted.execution.state !== 'submitted') return submitted.execution
+    return await settleExecution(context, chain, {
+      execution: submitted.execution,
+      broadcastAtMs: submitted.broadcastAtMs,
+      rebroadcast: submitted.broadcastAtMs === undefined,
+      signal,
+    })
+  } catch (error) {
+    return stopExecution(context, execution.id, error)
+  }
+}
+
+/** The intent an execution row was created from. */
+export function intentOf(execution: ExecutionRecord): SwapIntent {
+  return {
+    intentId: execution.intentId,
+    chainId: execution.chainId,
+    ticker: execution.ticker,
+    exchange: execution.exchange,
+    side: execution.side,
+    amountIn: execution.amountIn,
+    amountType: execution.amountType,
+    limitPrice: execution.limitPrice === null ? undefined : toPrice(execution.limitPrice),
+  }
+}
+
+type Submission = { execution: ExecutionRecord; broadcastAtMs?: number | undefined }
+
+async function quoteAndSubmit(
+  context: EngineContext,
+  chain: ChainRuntime,
+  parameters: {
+    execution: ExecutionRecord
+    intent: CheckedIntent
+    instrument: Instrument
+    signal: AbortSignal | undefined
+  },
+): Promise<Submission> {
+  const { ledger, settings } = context
+  const { intent, instrument, signal } = parameters
+  let execution = parameters.execution
+  let why =
+    execution.state === 'intent'
+      ? 'executor free: requesting a router quote'
+      : `resumed from ${execution.state} after a restart: requesting a new router quote`
+  for (let attempt = 1; ; attempt++) {
+    signal?.throwIfAborted()
+    execution = moveExecution(context, execution, 'quoting', why)
+    const [reply, marketPrice] = await Promise.all([
+      requestQuote(context, chain, intent, instrument, signal),
+      context.marketPrice(instrument, { signal }),
+    ])
+    const stored = storedQuoteOf(reply, chain.asset.decimals)
+    const notional = reply.quote.isBuy ? reply.quote.amountInUsed : reply.quote.amountOut
+    // The risk check and this execution's commitment (its notional, counted in flight once quoted)
+    // are one write, so concurrent executions cannot together overshoot a limit.
+    const quoted = ledger.atomically(() => {
+      const riskProblem = checkRiskLimits(
+        ledger,
+        settings.risk,
+        chain.chainId,
+        toNotional(notional, chain.asset.decimals),
+        context.now(),
+      )
+      const record = ledger.executions.transition(
+        execution.id,
+        'quoting',
+        'quoted',
+        `quote ${reply.quote.quoteId} received`,
+        {
+          quoteId: reply.quote.quoteId,
+          quote: stored,
+          notional: { amount: notional, decimals: chain.asset.decimals },
+        },
+      )
+      return { record, riskProblem }
+    })
+    execution = quoted.record
+    announceTransition(context, execution)
+
+    const verdict = await guardQuote({
+      intent,
+      instrument,
+      chain,
+      reply,
+      marketPrice,
+      settings,
+      minValidityMs: minimumValidity(context, chain, context.now()),
+      now: context.now,
+    })
+    if (!verdict.ok) {
+      if (
+        (verdict.rule === 'validity' || verdict.rule === 'expired') &&
+        attempt < settings.maxQuoteAttempts
+      ) {
+        why = `quote ${reply.quote.quoteId} dropped (${verdict.message}); re-quoting, attempt ${attempt + 1} of ${settings.maxQuoteAttempts}`
+        continue
+      }
+      if (verdict.rule === 'validity' || verdict.rule === 'expired')
+        throw new ExecutionStop(
+          'expired',
+          `no quote with enough validity after ${attempt} attempts: ${verdict.message}`,
+        )
+      throw new ExecutionStop('rejected', `guard ${verdict.rule}: ${verdict.message}`)
+    }
+    if (quoted.riskProblem) throw new ExecutionStop('rejected', `risk limit: ${quoted.riskProblem}`)
+
+    const struct = toSignedQuoteStruct(reply.quote)
+    const plan = await planApprovals(
+      chain.publicClient,
+      {
+        token: reply.quote.isBuy ? reply.quote.assetToken : reply.quote.stockToken,
+        owner: chain.account.address,
+        spender: chain.executorAddress,
+        needed: reply.quote.amountInUsed,
+        policy: settings.approvalPolicy,
+      },
+      { signal },
+    )
+    if (plan.approvals.length > 0 && settings.approvalPolicy.kind === 'unlimited')
+      context.logger?.warn(
+        { chainId: chain.chainId, executionId: execution.id, spender: chain.executorAddress },
+        'approving an unlimited allowance (approvalPolicy unlimited): the executor may spend this token without limit',
+      )
+    const approvalsPending = plan.approvals.length > 0 && !settings.dryRun
+    if (approvalsPending) {
+      execution = moveExecution(
+        context,
+        execution,
+        'approving',
+        `approving ${plan.target} of ${plan.approvals[0]?.token} to ${chain.executorAddress} (allowance ${plan.currentAllowance}, needed ${reply.quote.amountInUsed})`,
+      )
+      for (const approval of plan.approvals) {
+        const tx = await signAndStore(context, chain, {
+          executionId: execution.id,
+          request: { kind: 'approve', to: approval.to, data: approval.data, gas: settings.approveGasLimit },
+        })
+        const sent = await broadcastTransaction(context, chain, tx)
+        if (sent.status === 'refused')
+          throw new ExecutionStop('failed', `the node refused approval ${tx.hash}: ${sent.error}`)
+      }
+      const left = reply.quote.expiresAt * 1000 - context.now()
+      const required = minimumValidity(context, chain, context.now())
+      if (left < required) {
+        if (attempt < settings.maxQuoteAttempts) {
+          why = `quote ${reply.quote.quoteId} dropped after approvals: ${Math.max(0, left)} ms left, ${required} ms required; re-quoting, attempt ${attempt + 1} of ${settings.maxQuoteAttempts}`
+          continue
+        }
+        throw new ExecutionStop(
+          'expired',
+          `the quote had ${Math.max(0, left)} ms left after the approvals, ${required} ms required`,
+        )
+      }
+    }
+
+    let gas = settings.executeGasLimit
+    let simulation = 'not simulated'
+    if (settings.simulate && !(settings.dryRun && plan.approvals.length > 0)) {
+      const result = await simulateExecute(
+        chain.publicClient,
+        {
+          executor: chain.executorAddress,
+          quote: struct,
+          signature: reply.signature,
+          taker: chain.account.address,
+          blockTag: approvalsPending ? 'pending' : 'latest',
+        },
+        { signal },
+      )
+      if (!result.ok) {
+        if (result.errorName === 'QuoteExpired' && attempt < settings.maxQuoteAttempts) {
+          why = `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}; re-quoting`
+          continue
+        }
+        throw new ExecutionStop(
+          result.errorName === 'QuoteExpired' ? 'expired' : 'failed',
+          `the simulation of execute ${result.message}: nothing was sent`,
+        )
+      }
+      gas = result.gas + (result.gas * BigInt(settings.gasBufferBps)) / 10_000n
+      simulation = `simulated, gas ${result.gas}`
+    } else if (settings.simulate) {
+      simulation = 'simulation skipped: it needs the approval, which a dry run does not send'
+    }
+
+    const data = encodeFunctionData({
+      abi: executorAbi,
+      functionName: 'execute',
+      args: [struct, reply.signature],
+    })
+    if (settings.dryRun) return dryRunEnd(context, chain, { execution, data, gas, plan, simulation })
+    let submitted: ExecutionRecord | undefined
+    const tx = await signAndStore(context, chain, {
+      executionId: execution.id,
+      request: { kind: 'execute', to: chain.executorAddress, data, gas },
+      alsoInLedger: (record) => {
+        submitted = ledger.executions.transition(
+          execution.id,
+          execution.state,
+          'submitted',
+          `execute ${record.hash} signed with nonce ${record.nonce} (${simulation}); ${Math.round(reply.quote.expiresAt * 1000 - context.now())} ms of validity left`,
+        )
+      },
+    })
+    execution = submitted ?? execution
+    announceTransition(context, execution)
+    const sent = await broadcastTransaction(context, chain, tx)
+    if (sent.status === 'refused') {
+      execution = moveExecution(
+        context,
+        execution,
+        'failed',
+        `the node refused execute ${tx.hash}: ${sent.error}`,
+      )
+      return { execution }
+    }
+    return { execution, broadcastAtMs: sent.status === 'broadcast' ? sent.atMs : undefined }
+  }
+}
+
+async function requestQuote(
+  context: EngineContext,
+  chain: ChainRuntime,
+  intent: CheckedIntent,
+  instrument: Instrument,
+  signal: AbortSignal | undefined,
+) {
+  try {
+    return await getRouterQuote(
+      context.service,
+      {
+        ticker: intent.ticker,
+        exchange: intent.exchange,
+        isBuy: intent.side === 'buy',
+        chainId: intent.chainId,
+        asset: chain.asset.address,
+        amountIn: intent.amountIn,
+        amountType: intent.side === 'buy' ? intent.amountType : undefined,
+        tokenKind: instrument.tokenKind,
+      },
+      signal ? { signal } : {},
+    )
+  } catch (error) {
+    if (error instanceof ServiceBadRequestError || error instanceof ServiceNotFoundError)
+      throw new ExecutionStop('rejected', `the service refused the quote: ${error.shortMessage}`, {
+        cause: error,
+      })
+    throw error
+  }
+}
+
+/** A dry run ends here: the execute is signed and stored, never sent; its nonce is given back. */
+function dryRunEnd(
+  context: EngineContext,
+  chain: ChainRuntime,
+  parameters: {
+    execution: ExecutionRecord
+    data: `0x${string}`
+    gas: bigint
+    plan: Awaited<ReturnType<typeof planApprovals>>
+    simulation: string
+  },
+): Promise<Submission> {
+  const { ledger } = context
+  const { execution, data, gas, plan, simulation } = parameters
+  return signAndStore(context, chain, {
+    executionId: execution.id,
+    request: { kind: 'execute', to: chain.executorAddress, data, gas },
+  }).then((tx) => {
+    ledger.transactions.markFailed(chain.chainId, tx.hash, 'dry run: never broadcast')
+    ledger.nonces.releaseNonce(chain.chainId, tx.from, tx.nonce)
+    const approvals = plan.approvals
+      .map((approval) => `approve(${approval.spender}, ${approval.amount})`)
+      .join(', ')
+    const record = moveExecution(
+      context,
+      execution,
+      'rejected',
+      `dry run: execute ${tx.hash} signed (${simulation}) and not broadcast${approvals ? `; would first send ${approvals}` : ''}`,
+    )
+    return { execution: record }
+  })
+}
+
+/**
+ * Records why an execution stopped: the state an {@link ExecutionStop} names, `failed` for anything
+ * else. An execution already terminal (or submitted, which only the chain ends) is left as it is.
+ */
+function stopExecution(context: EngineContext, executionId: number, error: unknown): ExecutionRecord {
+  const current = context.ledger.executions.getExecution(executionId)
+  if (!current) throw error
+  const terminal: readonly string[] = terminalExecutionStates
+  // Another worker moved it first: it owns the execution now.
+  const lostRace = error instanceof ExecutionStateError && error.code === 'EXECUTION_STATE_CONFLICT'
+  if (lostRace || terminal.includes(current.state) || current.state === 'submitted') {
+    if (!(error instanceof ExecutionStop))
+      context.logger?.error({ executionId, error: describe(error) }, 'execution interrupted after submission')
+    return current
+  }
+  const [to, reason] =
+    error instanceof ExecutionStop
+      ? [error.to, error.reason]
+      : (['failed', `stopped by an error: ${describe(error)}`] as const)
+  // From intent, `expired` is not a move: nothing was quoted yet.
+  const state = current.state === 'intent' && to === 'expired' ? 'failed' : to
+  return moveExecution(context, current, state, reason)
+}
+
+function describe(error: unknown): string {
+  if (error instanceof StockrouteError) return error.shortMessage
+  if (error instanceof Error) return error.message
+  return String(error)
+}

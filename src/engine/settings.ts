@@ -1,0 +1,73 @@
+import type { Address } from 'viem'
+import { defaultFxRates, type FxRates } from '../domain/quotePrice.js'
+import type { Notional } from '../store/risk.js'
+
+/**
+ * How much the taker lets the executor spend when an approval is needed:
+ * - `exact`: what the quote needs, nothing more (the default: a compromised executor can take
+ *   nothing beyond the trade in hand);
+ * - `buffered`: the quote's need plus `bufferBps` basis points, so small re-quotes reuse it;
+ * - `unlimited`: 2^256 - 1, one approval for ever (logged as a warning at every use).
+ */
+export type ApprovalPolicy =
+  | { kind: 'exact' }
+  | { kind: 'buffered'; bufferBps: number }
+  | { kind: 'unlimited' }
+
+/** Limits on the asset side of trades, in {@link Notional} (asset at par, 18 decimals). Absent: no limit. */
+export type RiskLimits = {
+  /** One trade. */
+  maxTradeNotional?: Notional | undefined
+  /** All chains together, per UTC day (fills since midnight plus what is in flight). */
+  maxDailyNotional?: Notional | undefined
+  /** One chain, per UTC day. */
+  maxChainDailyNotional?: Notional | undefined
+}
+
+/** Everything the engine decides by configuration rather than by code. */
+export type EngineSettings = {
+  approvalPolicy: ApprovalPolicy
+  /** Simulate `execute` (eth_call + eth_estimateGas) before signing it. */
+  simulate: boolean
+  /** Validity a quote must keep beyond the chain's measured inclusion time, ms. */
+  validityMarginMs: number
+  /** Router quotes requested per execution at most (the first and the re-quotes after a drop). */
+  maxQuoteAttempts: number
+  /** Largest accepted distance of a quote's effective price from the market price, basis points. */
+  maxPriceDeviationBps: number
+  /** Asset units per unit of each market's currency, to compare quotes with market prices and limits. */
+  fxRates: FxRates
+  /** Spenders an approval may name besides the chain's pinned executor. */
+  extraSpenders: readonly Address[]
+  risk: RiskLimits
+  /** Sign and simulate but never broadcast (use a ledger file of its own). */
+  dryRun: boolean
+  /** Receipt polling interval, ms. */
+  receiptPollMs: number
+  /** Gas limit of an approve transaction (not estimated: the approve may follow a zero reset still pending). */
+  approveGasLimit: bigint
+  /** Gas limit of `execute` when it is not simulated; a simulation's estimate otherwise. */
+  executeGasLimit: bigint
+  /** Added to the simulated gas estimate, basis points. */
+  gasBufferBps: number
+  /** Extra time after a quote's expiry before its still-pending execute is cancelled, ms. */
+  cancelGraceMs: number
+}
+
+/** The settings used where a caller gives none. */
+export const defaultEngineSettings: EngineSettings = {
+  approvalPolicy: { kind: 'exact' },
+  simulate: true,
+  validityMarginMs: 1_500,
+  maxQuoteAttempts: 3,
+  maxPriceDeviationBps: 300,
+  fxRates: defaultFxRates,
+  extraSpenders: [],
+  risk: {},
+  dryRun: false,
+  receiptPollMs: 250,
+  approveGasLimit: 100_000n,
+  executeGasLimit: 400_000n,
+  gasBufferBps: 2_000,
+  cancelGraceMs: 1_000,
+}

@@ -1,0 +1,176 @@
+import { erc20Abi } from 'viem'
+import { describe, expect, it } from 'vitest'
+import { createTestEngine, engineLedgers, positionsAgainstChain } from '../helpers/engine.js'
+import { chainWithoutRouter, chainWithRouter, clientsFor, tokenOf } from '../helpers/localChains.js'
+import { useSandboxService } from '../helpers/sandboxService.js'
+
+// End to end on the sandbox over HTTP and both anvil chains (one with a router and a 6-decimal
+// asset, one without and an 18-decimal asset): intents become quotes, approvals, execute
+// transactions, fills and positions, and the ledger's positions equal the chain's balances.
+
+const service = useSandboxService()
+const ledgers = engineLedgers()
+const chains = [
+  ['router, 6-decimal asset', chainWithRouter],
+  ['settlement, 18-decimal asset', chainWithoutRouter],
+] as const
+
+async function assetBalance(chain: ReturnType<typeof chainWithRouter>, owner: `0x${string}`) {
+  const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+  return publicClient.readContract({
+    address: chain.defaultAsset.address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  })
+}
+
+describe('engine end to end', () => {
+  it.each(chains)('buys and sells a US StockToken (%s)', async (_label, pickChain) => {
+    const chain = pickChain()
+    const { engine, ledger, account, close } = await createTestEngine(service(), {
+      ledgerPath: ledgers.path(),
+      funding: { asset: '5000' },
+    })
+    try {
+      const buy = await engine.execute({
+        intentId: 'buy-aapl',
+        chainId: chain.chainId,
+        ticker: 'AAPL',
+        exchange: 0,
+        side: 'buy',
+        amountIn: '1000',
+      })
+      expect(buy.execution.state, buy.execution.reason).toBe('confirmed')
+      expect(buy.fills).toHaveLength(1)
+      const bought = buy.fills[0]?.amountOut ?? 0n
+      expect(bought).toBeGreaterThan(0n)
+      expect(buy.transactions.map((tx) => [tx.kind, tx.status])).toEqual([
+        ['approve', 'mined'],
+        ['execute', 'mined'],
+      ])
+      const sell = await engine.execute({
+        intentId: 'sell-aapl',
+        chainId: chain.chainId,
+        ticker: 'AAPL',
+        exchange: 0,
+        side: 'sell',
+        amountIn: bought.toString(),
+      })
+      expect(sell.execution.state, sell.execution.reason).toBe('confirmed')
+      expect(sell.fills[0]?.amountIn).toBe(bought)
+      const events = ledger.executions.listExecutionEvents(sell.execution.id).map((event) => event.to)
+      expect(events).toEqual(['intent', 'quoting', 'quoted', 'approving', 'submitted', 'confirmed'])
+      for (const position of await positionsAgainstChain(ledger, account.address))
+        expect(position.ledger).toBe(position.onChain)
+      expect(ledger.positions.getPosition(chain.chainId, tokenOf(chain, 'AAPL'))?.balance).toBe(0n)
+    } finally {
+      await close()
+    }
+  })
+
+  it.each(chains)('buys a fractional ShareToken (%s)', async (_label, pickChain) => {
+    const chain = pickChain()
+    const { engine, ledger, account, close } = await createTestEngine(service(), {
+      ledgerPath: ledgers.path(),
+      funding: { asset: '500' },
+    })
+    try {
+      const buy = await engine.execute({
+        intentId: 'buy-aapls',
+        chainId: chain.chainId,
+        ticker: 'AAPLs',
+        exchange: 0,
+        side: 'buy',
+        amountIn: '100',
+      })
+      expect(buy.execution.state, buy.execution.reason).toBe('confirmed')
+      const fill = buy.fills[0]
+      expect(fill?.tokenKind).toBe('share')
+      // Less than one share for 100 of the asset: a fraction, in 18-decimal units.
+      expect(fill?.amountOut).toBeLessThan(10n ** 18n)
+      for (const position of await positionsAgainstChain(ledger, account.address))
+        expect(position.ledger).toBe(position.onChain)
+    } finally {
+      await close()
+    }
+  })
+
+  it.each(chains)(
+    'buys an HK stock with stablecoin-in: whole lots, the unused amount not spent (%s)',
+    async (_label, pickChain) => {
+      const chain = pickChain()
+      const { engine, ledger, account, close } = await createTestEngine(service(), {
+        ledgerPath: ledgers.path(),
+        funding: { asset: '20000' },
+      })
+      try {
+        const before = await assetBalance(chain, account.address)
+        const buy = await engine.execute({
+          intentId: 'buy-0700',
+          chainId: chain.chainId,
+          ticker: '0700',
+          exchange: 1,
+          side: 'buy',
+          amountIn: '15000',
+        })
+        expect(buy.execution.state, buy.execution.reason).toBe('confirmed')
+        const fill = buy.fills[0]
+        if (!fill) throw new Error('no fill')
+        expect(fill.amountOut % 100n).toBe(0n)
+        const offered = 15_000n * 10n ** BigInt(chain.defaultAsset.decimals)
+        expect(fill.amountIn).toBeLessThan(offered)
+        // Exactly what the fill says was paid left the wallet; the rest of the offer stayed.
+        expect(before - (await assetBalance(chain, account.address))).toBe(fill.amountIn)
+        const approve = buy.transactions.find((tx) => tx.kind === 'approve')
+        expect(approve).toBeDefined()
+        for (const position of await positionsAgainstChain(ledger, account.address))
+          expect(position.ledger).toBe(position.onChain)
+      } finally {
+        await close()
+      }
+    },
+  )
+
+  it.each(chains)('sells a KR stock (%s)', async (_label, pickChain) => {
+    const chain = pickChain()
+    const { engine, ledger, account, close } = await createTestEngine(service(), {
+      ledgerPath: ledgers.path(),
+      funding: { asset: '1000' },
+    })
+    try {
+      const buy = await engine.execute({
+        intentId: 'buy-005930',
+        chainId: chain.chainId,
+        ticker: '005930',
+        exchange: 3,
+        side: 'buy',
+        amountIn: '5',
+        amountType: 'stocktoken',
+      })
+      expect(buy.execution.state, buy.execution.reason).toBe('confirmed')
+      const sell = await engine.execute({
+        intentId: 'sell-005930',
+        chainId: chain.chainId,
+        ticker: '005930',
+        exchange: 3,
+        side: 'sell',
+        amountIn: '3',
+      })
+      expect(sell.execution.state, sell.execution.reason).toBe('confirmed')
+      expect(sell.fills[0]?.amountIn).toBe(3n)
+      const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+      const held = await publicClient.readContract({
+        address: tokenOf(chain, '005930'),
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [account.address],
+      })
+      expect(held).toBe(2n)
+      for (const position of await positionsAgainstChain(ledger, account.address))
+        expect(position.ledger).toBe(position.onChain)
+    } finally {
+      await close()
+    }
+  })
+})
