@@ -7,9 +7,10 @@ import { afterAll } from 'vitest'
 import { createServiceClient } from '../../src/api/createServiceClient.js'
 import { readSettlementLogs } from '../../src/chain/settlementEvents.js'
 import { createEngine, type EngineHooks, type EngineSettings } from '../../src/engine/index.js'
+import { readStoredQuote, type StoredQuote } from '../../src/engine/storedQuote.js'
 import type { LocalChain } from '../../src/sandbox/localChains.js'
 import type { SandboxService } from '../../src/sandbox/service/startSandboxService.js'
-import { type Ledger, openLedger } from '../../src/store/index.js'
+import { type ExecutionRecord, type Ledger, openLedger } from '../../src/store/index.js'
 import { clientsFor, fundAddress, localChains } from './localChains.js'
 
 /** A folder for this test file's ledgers, removed after the file. */
@@ -112,4 +113,11 @@ export async function settlementsOf(chain: LocalChain, taker: Address, fromBlock
     toBlock: head,
   })
   return fills.filter((fill) => fill.taker.toLowerCase() === taker.toLowerCase())
+}
+
+/** The quote an execution holds; the test fails when it holds none. */
+export function readStoredQuoteForTest(execution: ExecutionRecord): StoredQuote {
+  const quote = readStoredQuote(execution)
+  if (!quote) throw new Error(`execution ${execution.id} holds no quote`)
+  return quote
 }
