@@ -140,6 +140,15 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     return run.finally(() => inFlight.delete(executionId)).then(() => outcome(executionId))
   }
 
+  /** The execution an intent already has, followed: an intent is executed at most once. */
+  const follow = (intentId: string) => {
+    const existing = ledger.executions.getExecutionByIntent(intentId)
+    if (!existing) return undefined
+    const running = inFlight.get(existing.id)
+    const done = running ? running.then(() => outcome(existing.id)) : Promise.resolve(outcome(existing.id))
+    return { executionId: existing.id, done }
+  }
+
   const engine: Engine = {
     chains,
     settings,
@@ -152,20 +161,17 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
           code: 'ENGINE_CLOSED',
           shortMessage: 'The engine is closed: it takes no new intents.',
         })
-      const existing = ledger.executions.getExecutionByIntent(intent.intentId)
-      if (existing) {
-        const running = inFlight.get(existing.id)
-        return {
-          executionId: existing.id,
-          done: running ? running.then(() => outcome(existing.id)) : Promise.resolve(outcome(existing.id)),
-        }
-      }
+      const existing = follow(intent.intentId)
+      if (existing) return existing
       const chain = chainOf(intent.chainId)
       const instrument = await context.resolveInstrument(
         intent,
         options.signal ? { signal: options.signal } : {},
       )
       const checked = checkIntent(intent, instrument, chain.asset.decimals)
+      // Another submit of the same intent may have recorded it while this one resolved the ticker.
+      const raced = follow(intent.intentId)
+      if (raced) return raced
       const execution = ledger.executions.createExecution({
         intentId: checked.intentId,
         chainId: checked.chainId,
