@@ -1,4 +1,10 @@
-import { type Hex, isAddressEqual, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem'
+import {
+  BaseError,
+  type Hex,
+  isAddressEqual,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
+} from 'viem'
 import { getBlock, getTransactionCount, getTransactionReceipt } from 'viem/actions'
 import { minimumValidityMs, observeInclusion } from '../chain/inclusionTime.js'
 import { fillsFromReceipt } from '../chain/settlementEvents.js'
@@ -43,24 +49,20 @@ export async function settleExecution(
   if (!quote)
     throw new Error(`execution ${execution.id} is submitted without a quote: the ledger is inconsistent`)
   const cancelAfterMs = quote.expiresAt * 1000 + settings.cancelGraceMs
-  for (;;) {
-    signal?.throwIfAborted()
+  const poll = async (): Promise<ExecutionRecord | undefined> => {
     const live = liveTransactions(context, execution.id)
     if (!live.execute)
       throw new Error(`execution ${execution.id} is submitted without an execute transaction`)
-    for (const tx of [live.execute, ...live.cancels]) {
-      const receipt = await receiptOf(chain, tx.hash)
-      if (receipt) return finalize(context, chain, { execution, quote, tx, receipt, broadcastAtMs })
-    }
+    const found = await firstReceipt(chain, [live.execute, ...live.cancels])
+    if (found) return finalize(context, chain, { execution, quote, ...found, broadcastAtMs })
     const minedNonce = await getTransactionCount(chain.publicClient, {
       address: chain.account.address,
       blockTag: 'latest',
     })
     if (minedNonce > live.execute.nonce) {
-      // Mined, but maybe not yet visible to the receipt lookup: ask once more before concluding.
-      const again = await receiptOf(chain, live.execute.hash)
-      if (again)
-        return finalize(context, chain, { execution, quote, tx: live.execute, receipt: again, broadcastAtMs })
+      // Mined meanwhile, but maybe not yet visible to the receipt lookup: ask once more before concluding.
+      const again = await firstReceipt(chain, [live.execute, ...live.cancels])
+      if (again) return finalize(context, chain, { execution, quote, ...again, broadcastAtMs })
       return stranger(context, execution, live.execute)
     }
     const nowMs = context.now()
@@ -69,6 +71,21 @@ export async function settleExecution(
     } else if (rebroadcast && live.execute.status === 'signed') {
       const required = minimumValidity(context, chain, nowMs)
       if (quote.expiresAt * 1000 - nowMs >= required) await broadcastTransaction(context, chain, live.execute)
+    }
+    return undefined
+  }
+  for (;;) {
+    signal?.throwIfAborted()
+    try {
+      const done = await poll()
+      if (done) return done
+    } catch (error) {
+      // Only the chain ends a submitted execution: an unreachable node is waited out, not a verdict.
+      if (!(error instanceof BaseError)) throw error
+      context.logger?.warn(
+        { chainId: chain.chainId, executionId: execution.id, error: error.shortMessage },
+        'settlement poll failed; retrying',
+      )
     }
     await sleep(settings.receiptPollMs, signal)
   }
@@ -89,6 +106,17 @@ function liveTransactions(context: EngineContext, executionId: number) {
       (tx) => tx.kind === 'approve' && (tx.status === 'signed' || tx.status === 'broadcast'),
     ),
   }
+}
+
+async function firstReceipt(
+  chain: ChainRuntime,
+  transactions: readonly TransactionRecord[],
+): Promise<{ tx: TransactionRecord; receipt: TransactionReceipt } | undefined> {
+  for (const tx of transactions) {
+    const receipt = await receiptOf(chain, tx.hash)
+    if (receipt) return { tx, receipt }
+  }
+  return undefined
 }
 
 async function receiptOf(chain: ChainRuntime, hash: Hex): Promise<TransactionReceipt | undefined> {
