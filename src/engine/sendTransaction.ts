@@ -134,7 +134,10 @@ export type BroadcastResult =
   | { status: 'broadcast'; atMs: number }
   /** Not sent: dry run. */
   | { status: 'dry-run' }
-  /** The node could not be reached or timed out: it may or may not have the transaction. */
+  /**
+   * The node could not be reached or timed out, or says the nonce is already used: the
+   * transaction may or may not be on chain. Left `signed`; the receipt and the nonce decide.
+   */
   | { status: 'unknown'; error: string; atMs: number }
   /** The node refused it: it will never be mined. Marked failed; its nonce given back if it was the last. */
   | { status: 'refused'; error: string }
@@ -159,8 +162,11 @@ export async function broadcastTransaction(
     await sendRawTransaction(chain.walletClient, { serializedTransaction: record.raw })
   } catch (error) {
     const message = error instanceof BaseError ? error.shortMessage : String(error)
-    if (!/already known|already imported|known transaction/i.test(message)) {
-      if (isTransportFailure(error)) {
+    const details = error instanceof BaseError ? `${message} ${error.details}` : message
+    if (!/already known|already imported|known transaction/i.test(details)) {
+      // The nonce is used: by this very transaction (mined since), or by another. Not a refusal of
+      // this one: the settlement decides from the receipt and the account nonce.
+      if (isTransportFailure(error) || /nonce too low/i.test(details)) {
         context.logger?.warn(
           { chainId: chain.chainId, txHash: record.hash, error: message },
           'broadcast outcome unknown',

@@ -118,9 +118,9 @@ describe('executions', () => {
         refused++
       }
     }
-    // 81 pairs, 21 allowed moves.
+    // 81 pairs, 22 allowed moves (quoting → quoting: a restart abandons the request in flight).
     const allowed = Object.values(executionTransitions).reduce((n, targets) => n + targets.length, 0)
-    expect(allowed).toBe(21)
+    expect(allowed).toBe(22)
     expect(refused).toBe(81 - allowed)
     // Terminal states and the fact that a sent transaction is never re-quoted.
     expect(isAllowedTransition('submitted', 'quoting')).toBe(false)
