@@ -49,7 +49,9 @@ describe('risk limits', () => {
       const secondOnAlpha = await test.engine.execute(buy(alpha, 'a2'))
       expect(secondOnAlpha.execution.state).toBe('rejected')
       expect(secondOnAlpha.execution.reason).toMatch(
-        new RegExp(`^risk limit: today's notional on chain ${alpha} would reach \\d+\\.\\d+ \\(\\d+\\.\\d+ traded or in flight\\), above maxChainDailyNotional 1500$`),
+        new RegExp(
+          `^risk limit: today's notional on chain ${alpha} would reach \\d+\\.\\d+ \\(\\d+\\.\\d+ traded or in flight\\), above maxChainDailyNotional 1500$`,
+        ),
       )
       expect((await test.engine.execute(buy(beta, 'b1'))).execution.state).toBe('confirmed')
       const third = await test.engine.execute(buy(beta, 'b2'))
