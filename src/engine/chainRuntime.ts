@@ -12,9 +12,10 @@ import { getChains } from '../api/actions/getChains.js'
 import type { CallOptions, ServiceClient } from '../api/createServiceClient.js'
 import { createChainClients } from '../chain/clients.js'
 import { readDecimals } from '../chain/erc20.js'
-import { createInclusionTimes, type InclusionTimes } from '../chain/inclusionTime.js'
+import { createInclusionTimes, type InclusionTimes, minimumValidityMs } from '../chain/inclusionTime.js'
 import { type ExecutorDomain, readExecutorDomain } from '../chain/readExecutorDomain.js'
 import { assetDecimalsOf } from '../domain/units.js'
+import type { EngineContext } from './context.js'
 import { EngineError } from './errors.js'
 import type { GuardChain } from './guardQuote.js'
 
@@ -131,4 +132,9 @@ function domainOf(domain: ExecutorDomain) {
     chainId: domain.chainId,
     verifyingContract: domain.verifyingContract,
   }
+}
+
+/** The validity a quote must keep to be sent now: the chain's measured inclusion time plus the margin. */
+export function minimumValidity(context: EngineContext, chain: ChainRuntime, nowMs: number): number {
+  return minimumValidityMs(chain.inclusion, nowMs, context.settings.validityMarginMs)
 }

@@ -7,18 +7,23 @@ import type { FillRecord } from '../store/fills.js'
 import type { Ledger } from '../store/openLedger.js'
 import { toNotional } from '../store/risk.js'
 import type { TransactionRecord } from '../store/transactions.js'
-import { type ChainRuntime, createChainRuntimes, type EngineChainConfig } from './chainRuntime.js'
+import {
+  type ChainRuntime,
+  createChainRuntimes,
+  type EngineChainConfig,
+  minimumValidity,
+} from './chainRuntime.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext, EngineHooks, EngineLogger, MarketPriceSource } from './context.js'
 import { EngineError } from './errors.js'
 import { type GuardVerdict, guardQuote } from './guardQuote.js'
 import { checkIntent, type SwapIntent } from './intent.js'
 import { type ApprovalPlan, planApprovals } from './planApprovals.js'
+import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js'
 import { type RecoveryReport, recoverExecutions } from './recoverExecutions.js'
 import { createInstrumentResolver, type Instrument } from './resolveInstrument.js'
 import { runExecution } from './runExecution.js'
 import { defaultEngineSettings, type EngineSettings } from './settings.js'
-import { minimumValidity } from './settleExecution.js'
 
 export type CreateEngineParameters = {
   /** The ledger (dry runs: a file of their own). */
@@ -199,20 +204,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       const instrument = await context.resolveInstrument(intent, signal)
       const checked = checkIntent(intent, instrument, chain.asset.decimals)
       const [reply, marketPrice] = await Promise.all([
-        getRouterQuote(
-          service,
-          {
-            ticker: checked.ticker,
-            exchange: checked.exchange,
-            isBuy: checked.side === 'buy',
-            chainId: checked.chainId,
-            asset: chain.asset.address,
-            amountIn: checked.amountIn,
-            amountType: checked.side === 'buy' ? checked.amountType : undefined,
-            tokenKind: instrument.tokenKind,
-          },
-          signal,
-        ),
+        getRouterQuote(service, routerQuoteParametersOf(checked, chain, instrument), signal),
         context.marketPrice(instrument, signal),
       ])
       const minValidityMs = minimumValidity(context, chain, context.now())
@@ -230,13 +222,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       const killSwitch = ledger.risk.killSwitch()
       const approvals = await planApprovals(
         chain.publicClient,
-        {
-          token: reply.quote.isBuy ? reply.quote.assetToken : reply.quote.stockToken,
-          owner: account.address,
-          spender: chain.executorAddress,
-          needed: reply.quote.amountInUsed,
-          policy: settings.approvalPolicy,
-        },
+        approvalParametersOf(chain, reply.quote, settings.approvalPolicy),
         signal,
       )
       return {

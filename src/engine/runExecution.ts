@@ -8,7 +8,7 @@ import { StockrouteError } from '../domain/errors.js'
 import { toPrice } from '../domain/units.js'
 import { type ExecutionRecord, ExecutionStateError, terminalExecutionStates } from '../store/executions.js'
 import { toNotional } from '../store/risk.js'
-import type { ChainRuntime } from './chainRuntime.js'
+import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
@@ -16,9 +16,10 @@ import { guardQuote } from './guardQuote.js'
 import { type CheckedIntent, checkIntent, type SwapIntent } from './intent.js'
 import { announceTransition, moveExecution } from './moveExecution.js'
 import { planApprovals } from './planApprovals.js'
+import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js'
 import type { Instrument } from './resolveInstrument.js'
 import { broadcastTransaction, signAndStore } from './sendTransaction.js'
-import { minimumValidity, settleExecution } from './settleExecution.js'
+import { settleExecution } from './settleExecution.js'
 import { storedQuoteOf } from './storedQuote.js'
 
 /**
@@ -159,13 +160,7 @@ async function quoteAndSubmit(
     const struct = toSignedQuoteStruct(reply.quote)
     const plan = await planApprovals(
       chain.publicClient,
-      {
-        token: reply.quote.isBuy ? reply.quote.assetToken : reply.quote.stockToken,
-        owner: chain.account.address,
-        spender: chain.executorAddress,
-        needed: reply.quote.amountInUsed,
-        policy: settings.approvalPolicy,
-      },
+      approvalParametersOf(chain, reply.quote, settings.approvalPolicy),
       { signal },
     )
     if (plan.approvals.length > 0 && settings.approvalPolicy.kind === 'unlimited')
@@ -279,16 +274,7 @@ async function requestQuote(
   try {
     return await getRouterQuote(
       context.service,
-      {
-        ticker: intent.ticker,
-        exchange: intent.exchange,
-        isBuy: intent.side === 'buy',
-        chainId: intent.chainId,
-        asset: chain.asset.address,
-        amountIn: intent.amountIn,
-        amountType: intent.side === 'buy' ? intent.amountType : undefined,
-        tokenKind: instrument.tokenKind,
-      },
+      routerQuoteParametersOf(intent, chain, instrument),
       signal ? { signal } : {},
     )
   } catch (error) {

@@ -6,11 +6,11 @@ import {
   TransactionReceiptNotFoundError,
 } from 'viem'
 import { getBlock, getTransactionCount, getTransactionReceipt } from 'viem/actions'
-import { minimumValidityMs, observeInclusion } from '../chain/inclusionTime.js'
+import { observeInclusion } from '../chain/inclusionTime.js'
 import { fillsFromReceipt } from '../chain/settlementEvents.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import type { TransactionRecord } from '../store/transactions.js'
-import type { ChainRuntime } from './chainRuntime.js'
+import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
 import type { EngineContext } from './context.js'
 import { announceTransition } from './moveExecution.js'
 import { broadcastTransaction, signAndStore } from './sendTransaction.js'
@@ -89,11 +89,6 @@ export async function settleExecution(
     }
     await sleep(settings.receiptPollMs, signal)
   }
-}
-
-/** The validity a quote must keep to be sent now: the chain's measured inclusion time plus the margin. */
-export function minimumValidity(context: EngineContext, chain: ChainRuntime, nowMs: number): number {
-  return minimumValidityMs(chain.inclusion, nowMs, context.settings.validityMarginMs)
 }
 
 function liveTransactions(context: EngineContext, executionId: number) {

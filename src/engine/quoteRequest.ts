@@ -1,0 +1,51 @@
+import type { GetRouterQuoteParameters, RouterQuote } from '../api/actions/getRouterQuote.js'
+import type { ChainRuntime } from './chainRuntime.js'
+import type { CheckedIntent } from './intent.js'
+import type { PlanApprovalsParameters } from './planApprovals.js'
+import type { Instrument } from './resolveInstrument.js'
+import type { ApprovalPolicy } from './settings.js'
+
+/**
+ * The router quote request of an intent: in the chain's default asset, its amount as given, the
+ * token kind the instrument resolved to.
+ *
+ * @example
+ * await getRouterQuote(service, routerQuoteParametersOf(intent, chain, instrument))
+ */
+export function routerQuoteParametersOf(
+  intent: CheckedIntent,
+  chain: ChainRuntime,
+  instrument: Instrument,
+): GetRouterQuoteParameters {
+  return {
+    ticker: intent.ticker,
+    exchange: intent.exchange,
+    isBuy: intent.side === 'buy',
+    chainId: intent.chainId,
+    asset: chain.asset.address,
+    amountIn: intent.amountIn,
+    amountType: intent.side === 'buy' ? intent.amountType : undefined,
+    tokenKind: instrument.tokenKind,
+  }
+}
+
+/**
+ * What a quote needs approved: the token the taker gives (asset on a buy, stock on a sell), to the
+ * pinned executor, `amount_in_used` of it.
+ *
+ * @example
+ * await planApprovals(chain.publicClient, approvalParametersOf(chain, reply.quote, settings.approvalPolicy))
+ */
+export function approvalParametersOf(
+  chain: ChainRuntime,
+  quote: RouterQuote,
+  policy: ApprovalPolicy,
+): PlanApprovalsParameters {
+  return {
+    token: quote.isBuy ? quote.assetToken : quote.stockToken,
+    owner: chain.account.address,
+    spender: chain.executorAddress,
+    needed: quote.amountInUsed,
+    policy,
+  }
+}
