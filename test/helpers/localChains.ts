@@ -7,15 +7,13 @@ import {
   type Hex,
   http,
   keccak256,
-  parseEther,
-  parseUnits,
   toHex,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { inject } from 'vitest'
 import { routerQuoteDomain, type SignedQuoteStruct } from '../../src/domain/routerQuote.js'
-import { assetTokenAbi, stockTokenManagerAbi } from '../../src/sandbox/contracts/artifacts/index.js'
 import { sandboxChain } from '../../src/sandbox/deploy.js'
+import { fundWallet, impersonatedDeployer } from '../../src/sandbox/fundWallet.js'
 import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { signRouterQuote } from '../../src/sandbox/signQuote.js'
 
@@ -61,81 +59,17 @@ export async function freshWallet(
   return { privateKey, ...clients }
 }
 
-/**
- * Funds `address` on `chain`: 100 ETH of gas money, `asset` of the default asset (natural units)
- * and `tokens` of each named token, minted for real by the deployer (impersonated, so anvil assigns
- * its nonce atomically). Resolves once every mint is mined.
- */
-export async function fundAddress(
+/** Funds `address` on `chain` (see {@link fundWallet}): 100 ETH, `asset` of the default asset, `tokens` by ticker. */
+export function fundAddress(
   chain: LocalChain,
   address: Address,
   funding: { asset?: string; tokens?: Record<string, bigint> } = {},
 ) {
-  const { testClient, publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
-  await testClient.setBalance({ address, value: parseEther('100') })
-  const impersonated = await deployerClient(chain)
-  const hashes: Hex[] = []
-  if (funding.asset) {
-    hashes.push(
-      await impersonated.writeContract({
-        address: chain.defaultAsset.address,
-        abi: assetTokenAbi,
-        functionName: 'mint',
-        args: [address, parseUnits(funding.asset, chain.defaultAsset.decimals)],
-      }),
-    )
-  }
-  for (const [ticker, amount] of Object.entries(funding.tokens ?? {})) {
-    hashes.push(
-      await impersonated.writeContract({
-        address: chain.managerAddress,
-        abi: stockTokenManagerAbi,
-        functionName: 'mint',
-        args: [tokenOf(chain, ticker), address, amount],
-      }),
-    )
-  }
-  for (const hash of hashes) await publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
+  return fundWallet(chain, address, funding)
 }
 
-/**
- * The chain's deployer (admin of the manager and minter), impersonated: anvil assigns its nonces
- * on arrival, so parallel test files can use it without colliding.
- */
-export async function deployerClient(chain: LocalChain) {
-  const { testClient, publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
-  const deployer = chain.roles.deployer.address
-  await testClient.impersonateAccount({ address: deployer })
-  const client = createWalletClient({
-    account: deployer,
-    chain: publicClient.chain,
-    // No transport retries: a retried eth_sendTransaction would be a second transaction, since
-    // anvil assigns an impersonated sender's nonce itself.
-    transport: http(chain.rpcUrl, { retryCount: 0 }),
-  })
-  // Parallel files race for the deployer's next nonce inside anvil; the loser just sends again.
-  return client.extend((base) => ({
-    writeContract: ((parameters) =>
-      retryOnNonceRace(() => base.writeContract(parameters))) as typeof base.writeContract,
-    deployContract: ((parameters) =>
-      retryOnNonceRace(() => base.deployContract(parameters))) as typeof base.deployContract,
-  }))
-}
-
-async function retryOnNonceRace<T>(send: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await send()
-    } catch (error) {
-      if (
-        attempt >= 8 ||
-        !/nonce too low|nonce has already been used|replacement transaction underpriced/i.test(String(error))
-      )
-        throw error
-      await new Promise((resolve) => setTimeout(resolve, 10 * attempt))
-    }
-  }
-}
+/** The chain's deployer, impersonated (see {@link impersonatedDeployer}). */
+export const deployerClient = impersonatedDeployer
 
 export function tokenOf(chain: LocalChain, ticker: string): Address {
   const token = chain.tokens.find((t) => t.ticker === ticker)
