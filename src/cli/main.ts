@@ -1,10 +1,12 @@
 import { Command } from 'commander'
 import { registerChainsCommand } from './commands/chains.js'
 import { registerConfigCommand } from './commands/config.js'
+import { registerKillSwitchCommands } from './commands/killSwitch.js'
 import { registerLocalChainsCommand } from './commands/localChains.js'
 import { registerMarketCommand } from './commands/market.js'
 import { registerQuoteCommand } from './commands/quote.js'
 import { registerSandboxCommand } from './commands/sandbox.js'
+import { registerSwapCommand } from './commands/swap.js'
 import { registerTokensCommand } from './commands/tokens.js'
 
 /** Builds the `stockroute` command line; each command is a thin layer over the library. */
@@ -20,6 +22,8 @@ export function buildProgram(): Command {
   registerTokensCommand(program)
   registerMarketCommand(program)
   registerQuoteCommand(program)
+  registerSwapCommand(program)
+  registerKillSwitchCommands(program)
   return program
 }
 

@@ -1,8 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
-import { getAddress, isAddress } from 'viem'
+import { getAddress, isAddress, parseUnits } from 'viem'
 import { z } from 'zod'
+import { defaultFxRates, type FxRates } from '../domain/quotePrice.js'
+import { parsePrice } from '../domain/units.js'
+import type { EngineChainConfig } from '../engine/chainRuntime.js'
+import type { ApprovalPolicy, EngineSettings, RiskLimits } from '../engine/settings.js'
+import { type Notional, notionalDecimals } from '../store/risk.js'
 
 const address = z
   .string()
@@ -12,6 +17,98 @@ const address = z
 const envName = z
   .string()
   .regex(/^[A-Z_][A-Z0-9_]*$/, 'must be an environment variable name such as STOCKROUTE_API_KEY')
+
+/** A whole number from `min` to `max`; any other value is refused with one message that says so. */
+const wholeNumber = (min: number, max: number, hint = '') => {
+  const message = `must be a whole number from ${min} to ${max}${hint}`
+  return z.number({ error: message }).int(message).min(min, message).max(max, message)
+}
+
+const boolean = (what: string) => z.boolean({ error: `must be true or false (${what})` })
+
+/** A strict object: a misspelt field is an error that lists the fields there are, not a silent no-op. */
+const strictObject = <Shape extends z.core.$ZodLooseShape>(shape: Shape) =>
+  z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}: the fields are ${Object.keys(shape).join(', ')}`
+        : undefined,
+  })
+
+/** A positive decimal string with at most `decimals` decimals (JSON numbers lose precision). */
+const positiveDecimal = (decimals: number, example: string, unit: string) => {
+  const message = `must be a positive decimal string in ${unit} with at most ${decimals} decimals, e.g. "${example}" (quoted: JSON numbers lose precision)`
+  return z
+    .string({ error: message })
+    .regex(new RegExp(`^\\d+(\\.\\d{1,${decimals}})?$`), message)
+    .refine((text) => !/^[0.]+$/.test(text), message)
+}
+
+const riskAmount = positiveDecimal(
+  notionalDecimals,
+  '5000',
+  "natural units of the chains' assets (taken at par)",
+)
+
+/**
+ * The `execution` section: how the engine trades (see {@link EngineSettings}). Every field is
+ * optional; absent fields take the engine's defaults.
+ */
+export const executionConfigSchema = strictObject({
+  /** `exact` (default): approve what a quote needs; `buffered`: plus `approvalBufferBps`; `unlimited`: 2^256-1. */
+  approvalPolicy: z
+    .enum(['exact', 'buffered', 'unlimited'], {
+      error:
+        'must be "exact" (the default: what a quote needs), "buffered" (plus approvalBufferBps) or "unlimited"',
+    })
+    .default('exact'),
+  /** Basis points added to what a quote needs; required with approvalPolicy "buffered", refused otherwise. */
+  approvalBufferBps: wholeNumber(1, 10_000, ' (basis points: 100 is 1%)').optional(),
+  /** Simulate `execute` before signing it (default true). */
+  simulate: boolean('simulate execute before signing it; default true').default(true),
+  /** Validity a quote must keep beyond the chain's inclusion time, ms (engine default 1500). */
+  validityMarginMs: wholeNumber(
+    0,
+    9_000,
+    ' (ms: a quote lives 10 s, and the inclusion time is added)',
+  ).optional(),
+  /** Router quotes per execution at most (engine default 3). */
+  maxQuoteAttempts: wholeNumber(1, 10).optional(),
+  /** Largest distance of a quote's price from the market price, basis points (engine default 300). */
+  maxPriceDeviationBps: wholeNumber(1, 10_000, ' (basis points: 100 is 1%)').optional(),
+  /** Asset units per unit of each market's currency; absent markets keep the defaults. */
+  fxRates: strictObject({
+    usex: positiveDecimal(8, '1', 'asset units per USD').optional(),
+    hkex: positiveDecimal(8, '0.1285', 'asset units per HKD').optional(),
+    krex: positiveDecimal(8, '0.00072', 'asset units per KRW').optional(),
+  }).optional(),
+  /** Spenders an approval may name besides each chain's pinned executor. */
+  extraSpenders: z.array(address, { error: 'must be a list of 0x addresses' }).optional(),
+  /** Asset-side limits in natural units of the assets (at par); absent: no limit. */
+  risk: strictObject({
+    maxTradeNotional: riskAmount.optional(),
+    maxDailyNotional: riskAmount.optional(),
+    maxChainDailyNotional: riskAmount.optional(),
+  }).optional(),
+  /** Sign and simulate, never broadcast; uses a ledger file of its own (default false). */
+  dryRun: boolean('sign and simulate but never broadcast; default false').default(false),
+}).superRefine((execution, context) => {
+  if (execution.approvalPolicy === 'buffered' && execution.approvalBufferBps === undefined)
+    context.addIssue({
+      code: 'custom',
+      path: ['approvalBufferBps'],
+      message:
+        'is required with approvalPolicy "buffered": the basis points approved beyond what a quote needs, e.g. 100 for 1%',
+    })
+  if (execution.approvalPolicy !== 'buffered' && execution.approvalBufferBps !== undefined)
+    context.addIssue({
+      code: 'custom',
+      path: ['approvalBufferBps'],
+      message: `applies to approvalPolicy "buffered" only (approvalPolicy is "${execution.approvalPolicy}"): remove it, or set approvalPolicy to "buffered"`,
+    })
+})
+
+export type ExecutionConfig = z.output<typeof executionConfigSchema>
 
 /** The stockroute.json file: public settings only; secrets are named here and read from the environment. */
 export const configFileSchema = z.object({
@@ -33,20 +130,31 @@ export const configFileSchema = z.object({
         executorAddress: address,
         /** The only key whose quote signatures are accepted on this chain. */
         operatorAddress: address,
+        /** Broadcast-to-receipt time assumed before any is measured, ms (engine default 4000). */
+        expectedInclusionMs: wholeNumber(1, 600_000, ' (ms)').optional(),
       }),
     )
     .min(1, 'list at least one chain'),
   /** Where the SQLite ledger and logs live; relative paths are relative to the config file. */
   dataDir: z.string().min(1).default('data'),
+  /** How the engine trades (optional): approvals, simulation, quote validity, prices, risk, dry run. */
+  execution: executionConfigSchema.optional(),
 })
 
 export type ConfigFile = z.output<typeof configFileSchema>
 
-/** A loaded configuration: the file's settings, its secrets resolved, its paths absolute. */
-export type StockrouteConfig = Omit<ConfigFile, 'dataDir'> & {
+/** A configuration file read and validated, its paths absolute; secrets not read. */
+export type StockrouteConfigFile = Omit<ConfigFile, 'dataDir' | 'execution'> & {
   configPath: string
   dataDir: string
+  /** The `execution` section with its defaults (an absent section is all defaults). */
+  execution: ExecutionConfig
+  /** The ledger file: {@link ledgerPathOf} with the configuration's own `execution.dryRun`. */
   ledgerPath: string
+}
+
+/** A loaded configuration: the file's settings, its secrets resolved, its paths absolute. */
+export type StockrouteConfig = StockrouteConfigFile & {
   secrets: { apiKey: string; apiSecret: string; privateKey: `0x${string}` }
 }
 
@@ -62,14 +170,14 @@ export class ConfigError extends Error {
 }
 
 /**
- * Reads a stockroute.json, validates it, and resolves its secrets from the environment, with the
- * `.env` file beside it filling in what the real environment does not set.
+ * Reads a stockroute.json and validates it, without reading any secret: enough for commands that
+ * touch only the ledger (`stockroute halt` must work even where the secrets are not at hand).
  *
  * @example
- * const config = loadConfig('sandbox/stockroute.json')
- * config.ledgerPath // '/…/sandbox/data/stockroute.sqlite'
+ * const file = readConfigFile('sandbox/stockroute.json')
+ * openLedger({ path: file.ledgerPath })
  */
-export function loadConfig(path: string, environment: NodeJS.ProcessEnv = process.env): StockrouteConfig {
+export function readConfigFile(path: string): StockrouteConfigFile {
   const configPath = resolve(path)
   if (!existsSync(configPath)) throw new ConfigError(`config file not found: ${configPath}`)
   let json: unknown
@@ -86,7 +194,30 @@ export function loadConfig(path: string, environment: NodeJS.ProcessEnv = proces
     )
   }
   const file = parsed.data
-  const dotenvPath = join(dirname(configPath), '.env')
+  const dataDir = resolve(dirname(configPath), file.dataDir)
+  const execution = file.execution ?? executionConfigSchema.parse({})
+  return {
+    service: file.service,
+    wallet: file.wallet,
+    chains: file.chains,
+    configPath,
+    dataDir,
+    execution,
+    ledgerPath: ledgerPathOf({ dataDir, execution }),
+  }
+}
+
+/**
+ * Reads a stockroute.json, validates it, and resolves its secrets from the environment, with the
+ * `.env` file beside it filling in what the real environment does not set.
+ *
+ * @example
+ * const config = loadConfig('sandbox/stockroute.json')
+ * config.ledgerPath // '/…/sandbox/data/stockroute.sqlite'
+ */
+export function loadConfig(path: string, environment: NodeJS.ProcessEnv = process.env): StockrouteConfig {
+  const file = readConfigFile(path)
+  const dotenvPath = join(dirname(file.configPath), '.env')
   const fromDotenv = existsSync(dotenvPath) ? parseDotenv(readFileSync(dotenvPath)) : {}
   const env = { ...fromDotenv, ...environment }
   const missing: string[] = []
@@ -106,14 +237,92 @@ export function loadConfig(path: string, environment: NodeJS.ProcessEnv = proces
   if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
     throw new ConfigError(`${file.wallet.privateKeyEnv} must be a 0x-prefixed 32-byte hex private key`)
   }
-  const dataDir = resolve(dirname(configPath), file.dataDir)
-  return {
-    service: file.service,
-    wallet: file.wallet,
-    chains: file.chains,
-    configPath,
-    dataDir,
-    ledgerPath: join(dataDir, 'stockroute.sqlite'),
-    secrets: { apiKey, apiSecret, privateKey: privateKey as `0x${string}` },
+  return { ...file, secrets: { apiKey, apiSecret, privateKey: privateKey as `0x${string}` } }
+}
+
+/** The live ledger's file name in the data directory. */
+export const ledgerFileName = 'stockroute.sqlite'
+/** The dry runs' ledger file name: dry runs never share the live ledger. */
+export const dryRunLedgerFileName = 'stockroute.dry-run.sqlite'
+
+/**
+ * The ledger file of a configuration: `dataDir/stockroute.sqlite`, or
+ * `dataDir/stockroute.dry-run.sqlite` for dry runs (`dryRun` given, else the configuration's
+ * `execution.dryRun`).
+ *
+ * @example
+ * ledgerPathOf(config, { dryRun: true }) // '/…/data/stockroute.dry-run.sqlite'
+ */
+export function ledgerPathOf(
+  config: { dataDir: string; execution?: Pick<ExecutionConfig, 'dryRun'> | undefined },
+  options: { dryRun?: boolean | undefined } = {},
+): string {
+  const dryRun = options.dryRun ?? config.execution?.dryRun ?? false
+  return join(config.dataDir, dryRun ? dryRunLedgerFileName : ledgerFileName)
+}
+
+/**
+ * The engine settings a configuration's `execution` section sets (fields it leaves out keep the
+ * engine's defaults): risk limits as {@link Notional}, FX rates over the defaults.
+ *
+ * @example
+ * const engine = await createEngine({ ledger, service, account, chains: engineChainConfigsOf(config), settings: engineSettingsOf(config) })
+ */
+export function engineSettingsOf(config: {
+  execution?: ExecutionConfig | undefined
+}): Partial<EngineSettings> {
+  const execution = config.execution ?? executionConfigSchema.parse({})
+  const settings: Partial<EngineSettings> = {
+    approvalPolicy: approvalPolicyOf(execution),
+    simulate: execution.simulate,
+    dryRun: execution.dryRun,
   }
+  if (execution.validityMarginMs !== undefined) settings.validityMarginMs = execution.validityMarginMs
+  if (execution.maxQuoteAttempts !== undefined) settings.maxQuoteAttempts = execution.maxQuoteAttempts
+  if (execution.maxPriceDeviationBps !== undefined)
+    settings.maxPriceDeviationBps = execution.maxPriceDeviationBps
+  if (execution.fxRates !== undefined) {
+    const rates: Record<keyof FxRates, FxRates[keyof FxRates]> = { ...defaultFxRates }
+    for (const market of ['usex', 'hkex', 'krex'] as const) {
+      const rate = execution.fxRates[market]
+      if (rate !== undefined) rates[market] = parsePrice(rate)
+    }
+    settings.fxRates = rates
+  }
+  if (execution.extraSpenders !== undefined) settings.extraSpenders = execution.extraSpenders
+  if (execution.risk !== undefined) {
+    const risk: RiskLimits = {}
+    const notional = (text: string) => parseUnits(text, notionalDecimals) as Notional
+    if (execution.risk.maxTradeNotional !== undefined)
+      risk.maxTradeNotional = notional(execution.risk.maxTradeNotional)
+    if (execution.risk.maxDailyNotional !== undefined)
+      risk.maxDailyNotional = notional(execution.risk.maxDailyNotional)
+    if (execution.risk.maxChainDailyNotional !== undefined)
+      risk.maxChainDailyNotional = notional(execution.risk.maxChainDailyNotional)
+    settings.risk = risk
+  }
+  return settings
+}
+
+function approvalPolicyOf(execution: ExecutionConfig): ApprovalPolicy {
+  if (execution.approvalPolicy === 'buffered')
+    return { kind: 'buffered', bufferBps: execution.approvalBufferBps ?? 0 }
+  return { kind: execution.approvalPolicy }
+}
+
+/**
+ * The chains of a configuration as the engine takes them: RPC URL, pinned executor and operator,
+ * and `expectedInclusionMs` as the inclusion time assumed before one is measured.
+ *
+ * @example
+ * engineChainConfigsOf(config)[0] // { chainId: 31337, rpcUrl: 'http://…', executorAddress: '0x…', operatorAddress: '0x…' }
+ */
+export function engineChainConfigsOf(config: Pick<ConfigFile, 'chains'>): EngineChainConfig[] {
+  return config.chains.map((chain) => ({
+    chainId: chain.chainId,
+    rpcUrl: chain.rpcUrl,
+    executorAddress: chain.executorAddress,
+    operatorAddress: chain.operatorAddress,
+    ...(chain.expectedInclusionMs === undefined ? {} : { defaultInclusionMs: chain.expectedInclusionMs }),
+  }))
 }

@@ -93,6 +93,28 @@ describe('stockroute quote', () => {
       amountInUsed: `${formatUnits(sandbox.amountInUsed, 6)} USDC`,
       amountOut: `${sandbox.amountOut} AAPL`,
     })
+    // The engine's view of this very quote: the guard passes, nothing halts it, an exact approval.
+    expect(printed.guard).toMatchObject({
+      evaluated: true,
+      wouldExecute: true,
+      verdict: { ok: true, formatted: { effectivePrice: expect.stringMatching(/ USDC$/) } },
+      riskProblem: null,
+      halted: null,
+      minValidityMs: expect.any(Number),
+    })
+    expect(printed.guard.verdict.remainingMs).toBeGreaterThanOrEqual(printed.guard.minValidityMs)
+    const allowance = BigInt(printed.guard.approvals.currentAllowance)
+    expect(printed.guard.approvals.approvals).toEqual(
+      allowance >= sandbox.amountInUsed
+        ? []
+        : [
+            {
+              token: chain.defaultAsset.address,
+              spender: chain.executorAddress,
+              amount: String(sandbox.amountInUsed),
+            },
+          ],
+    )
   })
 
   it('prints a sell readably: amounts in natural units of an 18-decimal asset, and the seconds left', async () => {
@@ -171,6 +193,38 @@ describe('stockroute quote', () => {
     ])
     expect(run.code).not.toBe(0)
     expect(run.stderr).toMatch(message)
+  })
+
+  it('shows the kill switch and the verdict a swap would get while halted', async () => {
+    const killSwitch = async (command: 'halt' | 'resume') => {
+      const child = spawnNode(['bin/stockroute.js', command, '--config', configPath])
+      expect((await exitOf(child)).code).toBe(0)
+    }
+    await killSwitch('halt')
+    try {
+      const run = await quote([
+        '--chain',
+        String(chainWithRouter().chainId),
+        '--ticker',
+        'AAPL',
+        '--exchange',
+        '0',
+        '--side',
+        'buy',
+        '--amount',
+        '1000',
+      ])
+      expect(run.code).toBe(0)
+      expect(run.stdout).toMatch(
+        /\n {2}guard {5}ok: [\d.]+ USDC per share, fee included, vs market [\d.]+ USDC/,
+      )
+      expect(run.stdout).toMatch(/\n {2}risk {6}within limits\n/)
+      expect(run.stdout).toMatch(/\n {2}halted {4}yes: operator: stockroute halt\n/)
+      expect(run.stdout).toMatch(/\n {2}allowance [\d.]+ USDC allowed: /)
+      expect(run.stdout).toMatch(/\n {2}swap {6}would be refused \(kill switch\)\n?$/)
+    } finally {
+      await killSwitch('resume')
+    }
   })
 
   it("surfaces the service's refusal (HK lot size) and exits non-zero", async () => {

@@ -1,8 +1,18 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { parseUnits } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig } from '../../src/daemon/config.js'
+import {
+  ConfigError,
+  engineChainConfigsOf,
+  engineSettingsOf,
+  ledgerPathOf,
+  loadConfig,
+  readConfigFile,
+} from '../../src/daemon/config.js'
+import { defaultFxRates } from '../../src/domain/quotePrice.js'
+import { parsePrice } from '../../src/domain/units.js'
 
 const key = `0x${'11'.repeat(32)}`
 const validFile = {
@@ -76,5 +86,142 @@ describe('loadConfig', () => {
   it('reports a file that is not JSON, and a file that does not exist', () => {
     expect(() => loadConfig(writeConfig('{ nope'), {})).toThrow(/is not valid JSON/)
     expect(() => loadConfig('/nonexistent/stockroute.json', {})).toThrow(/config file not found/)
+  })
+})
+
+/** The message of the ConfigError that loading `content` throws. */
+function configErrorOf(content: unknown): string {
+  try {
+    readConfigFile(writeConfig(content))
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    return (error as ConfigError).message
+  }
+  throw new Error('the config was accepted')
+}
+
+describe('the execution section', () => {
+  it('absent: engine defaults, except the explicit ones (exact approvals, simulation, no dry run)', () => {
+    const config = readConfigFile(writeConfig(validFile))
+    expect(config.execution).toEqual({ approvalPolicy: 'exact', simulate: true, dryRun: false })
+    expect(engineSettingsOf(config)).toEqual({
+      approvalPolicy: { kind: 'exact' },
+      simulate: true,
+      dryRun: false,
+    })
+    expect(config.ledgerPath).toBe(ledgerPathOf(config))
+    expect(engineChainConfigsOf(config)).toEqual([
+      {
+        chainId: 31337,
+        rpcUrl: 'http://127.0.0.1:8545',
+        executorAddress: '0x32601bf5989E3F2fe0653510027C596945498Eb5',
+        operatorAddress: '0x80f0DDdb8aeFFA41B4470090B6577bf448C92545',
+      },
+    ])
+  })
+
+  it('maps every field to EngineSettings: risk limits as 18-decimal notional, FX rates over the defaults', () => {
+    const path = writeConfig({
+      ...validFile,
+      chains: [{ ...validFile.chains[0], expectedInclusionMs: 1200 }],
+      execution: {
+        approvalPolicy: 'buffered',
+        approvalBufferBps: 150,
+        simulate: false,
+        validityMarginMs: 800,
+        maxQuoteAttempts: 5,
+        maxPriceDeviationBps: 75,
+        fxRates: { hkex: '0.128' },
+        extraSpenders: ['0x80f0dddb8aeffa41b4470090b6577bf448c92545'],
+        risk: { maxTradeNotional: '5000', maxDailyNotional: '20000.5', maxChainDailyNotional: '0.000001' },
+        dryRun: true,
+      },
+    })
+    const config = readConfigFile(path)
+    expect(engineSettingsOf(config)).toEqual({
+      approvalPolicy: { kind: 'buffered', bufferBps: 150 },
+      simulate: false,
+      dryRun: true,
+      validityMarginMs: 800,
+      maxQuoteAttempts: 5,
+      maxPriceDeviationBps: 75,
+      fxRates: { usex: defaultFxRates.usex, hkex: parsePrice('0.128'), krex: defaultFxRates.krex },
+      extraSpenders: ['0x80f0DDdb8aeFFA41B4470090B6577bf448C92545'],
+      risk: {
+        maxTradeNotional: parseUnits('5000', 18),
+        maxDailyNotional: parseUnits('20000.5', 18),
+        maxChainDailyNotional: 10n ** 12n,
+      },
+    })
+    expect(engineChainConfigsOf(config)[0]?.defaultInclusionMs).toBe(1200)
+    expect(
+      engineSettingsOf(
+        readConfigFile(writeConfig({ ...validFile, execution: { approvalPolicy: 'unlimited' } })),
+      ),
+    ).toMatchObject({ approvalPolicy: { kind: 'unlimited' } })
+  })
+
+  it('dry runs use a ledger file of their own, whether the config or the caller asks for one', () => {
+    const live = readConfigFile(writeConfig(validFile))
+    const dry = readConfigFile(writeConfig({ ...validFile, execution: { dryRun: true } }))
+    expect(live.ledgerPath).toBe(join(live.dataDir, 'stockroute.sqlite'))
+    expect(ledgerPathOf(live, { dryRun: true })).toBe(join(live.dataDir, 'stockroute.dry-run.sqlite'))
+    expect(dry.ledgerPath).toBe(join(dry.dataDir, 'stockroute.dry-run.sqlite'))
+    expect(ledgerPathOf(dry, { dryRun: false })).toBe(join(dry.dataDir, 'stockroute.sqlite'))
+  })
+
+  it('readConfigFile needs no secrets; loadConfig keeps the section', () => {
+    const path = writeConfig({ ...validFile, execution: { maxQuoteAttempts: 2 } })
+    expect(readConfigFile(path).execution.maxQuoteAttempts).toBe(2)
+    const loaded = loadConfig(path, {
+      STOCKROUTE_API_KEY: 'k',
+      STOCKROUTE_API_SECRET: 's',
+      STOCKROUTE_PRIVATE_KEY: key,
+    })
+    expect(loaded.execution.maxQuoteAttempts).toBe(2)
+  })
+
+  it.each([
+    [{ approvalPolicy: 'infinite' }, 'execution.approvalPolicy: must be "exact" (the default'],
+    [
+      { approvalPolicy: 'buffered' },
+      'execution.approvalBufferBps: is required with approvalPolicy "buffered"',
+    ],
+    [
+      { approvalBufferBps: 100 },
+      'execution.approvalBufferBps: applies to approvalPolicy "buffered" only (approvalPolicy is "exact"): remove it',
+    ],
+    [{ simulate: 'yes' }, 'execution.simulate: must be true or false'],
+    [{ validityMarginMs: 20_000 }, 'execution.validityMarginMs: must be a whole number from 0 to 9000'],
+    [{ maxQuoteAttempts: 1.5 }, 'execution.maxQuoteAttempts: must be a whole number from 1 to 10'],
+    [
+      { maxPriceDeviationBps: '300' },
+      'execution.maxPriceDeviationBps: must be a whole number from 1 to 10000',
+    ],
+    [
+      { fxRates: { hkex: 0.1285 } },
+      'execution.fxRates.hkex: must be a positive decimal string in asset units per HKD',
+    ],
+    [{ fxRates: { nyse: '1' } }, 'execution.fxRates: unknown field "nyse": the fields are usex, hkex, krex'],
+    [{ fxRates: { krex: '0' } }, 'execution.fxRates.krex: must be a positive decimal string'],
+    [{ extraSpenders: ['0x12'] }, 'execution.extraSpenders.0: must be a 0x address'],
+    [
+      { risk: { maxTradeNotional: 5000 } },
+      'execution.risk.maxTradeNotional: must be a positive decimal string',
+    ],
+    [{ risk: { maxTradeNotional: '1e3' } }, '(quoted: JSON numbers lose precision)'],
+    [
+      { risk: { maxDailyNotonal: '100' } },
+      'execution.risk: unknown field "maxDailyNotonal": the fields are maxTradeNotional, maxDailyNotional, maxChainDailyNotional',
+    ],
+    [{ dryrun: true }, 'execution: unknown field "dryrun": the fields are approvalPolicy,'],
+  ])('refuses %j, naming the field and the fix', (execution, message) => {
+    expect(configErrorOf({ ...validFile, execution })).toContain(message)
+  })
+
+  it('refuses a bad expectedInclusionMs of a chain', () => {
+    expect(
+      configErrorOf({ ...validFile, chains: [{ ...validFile.chains[0], expectedInclusionMs: 0 }] }),
+    ).toContain('chains.0.expectedInclusionMs: must be a whole number from 1 to 600000 (ms)')
   })
 })

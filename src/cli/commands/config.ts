@@ -20,12 +20,13 @@ export function registerConfigCommand(program: Command) {
           chains: loaded.chains,
           dataDir: loaded.dataDir,
           ledgerPath: loaded.ledgerPath,
+          execution: loaded.execution,
           secrets: { apiKey: 'set (redacted)', apiSecret: 'set (redacted)', privateKey: 'set (redacted)' },
         }
         process.stdout.write(
           options.json
             ? `${JSON.stringify(summary)}\n`
-            : `config ok: ${summary.configPath}\n  service ${summary.serviceBaseUrl}\n  chains ${loaded.chains.map((c) => c.chainId).join(', ')}\n  ledger ${summary.ledgerPath}\n`,
+            : `config ok: ${summary.configPath}\n  service ${summary.serviceBaseUrl}\n  chains ${loaded.chains.map((c) => c.chainId).join(', ')}\n  ledger ${summary.ledgerPath}${loaded.execution.dryRun ? ' (dry run: nothing is broadcast)' : ''}\n`,
         )
       } catch (error) {
         if (error instanceof ConfigError) {

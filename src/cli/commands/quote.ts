@@ -1,71 +1,47 @@
-import { type Command, InvalidArgumentError } from 'commander'
+import type { Command } from 'commander'
 import { type Address, createPublicClient, erc20Abi, formatUnits, http } from 'viem'
 import { getChains } from '../../api/actions/getChains.js'
-import {
-  checkNaturalAmount,
-  type GetRouterQuoteReturnType,
-  getRouterQuote,
-  RouterQuoteParameterError,
-} from '../../api/actions/getRouterQuote.js'
+import { type GetRouterQuoteReturnType, getRouterQuote } from '../../api/actions/getRouterQuote.js'
+import type { ServiceClient } from '../../api/createServiceClient.js'
 import { decimalsOfTokenKind } from '../../api/tokenQuantity.js'
-import { type ExchangeCode, isExchangeCode } from '../../domain/markets.js'
+import type { StockrouteConfig } from '../../daemon/config.js'
+import { StockrouteError } from '../../domain/errors.js'
 import { assetDecimalsOf } from '../../domain/units.js'
+import type { QuotePreview, SwapIntent } from '../../engine/index.js'
+import { openConfiguredEngine } from '../engineFromConfig.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult, serviceClientFromConfig, withServiceOptions } from '../serviceClient.js'
+import { checkTradeOptions, type TradeOptions, withTradeOptions } from '../tradeOptions.js'
 
-type QuoteOptions = {
+type QuoteOptions = TradeOptions & {
   config: string
   json?: boolean
-  chain: number
-  ticker: string
-  exchange: ExchangeCode
-  side: 'buy' | 'sell'
-  amount: string
-  amountType?: 'stablecoin' | 'stocktoken'
 }
 
 /**
  * `stockroute quote --chain ID --ticker T --exchange N --side buy|sell --amount X
  * [--amount-type stablecoin|stocktoken] [--json]`: asks the service for a signed router quote in the
- * chain's default asset and prints it with its amounts in natural units and the seconds it has left.
- * It executes nothing.
+ * chain's default asset and prints it with its amounts in natural units and the seconds it has left,
+ * with what the engine would make of it (`engine.preview`): the guard's verdict, the risk limits,
+ * the kill switch, the approvals it would send, the validity it needs. It executes nothing.
  *
  * @example
  * registerQuoteCommand(program)
  * // stockroute quote --chain 31337 --ticker AAPL --exchange 0 --side buy --amount 1000
  */
 export function registerQuoteCommand(program: Command) {
-  withServiceOptions(
-    program
-      .command('quote')
-      .description("get a signed router quote (valid 10 s) in the chain's default asset; executes nothing"),
-  )
-    .requiredOption('--chain <id>', 'chain id (list them with GET /api/v1/chains)', parseChainId)
-    .requiredOption(
-      '--ticker <ticker>',
-      'StockToken ticker, or ShareToken ticker with the s suffix (AAPLs)',
-      parseTicker,
-    )
-    .requiredOption('--exchange <code>', 'exchange code: 0 (US), 1 (HK) or 3 (KR)', parseExchange)
-    .requiredOption('--side <side>', 'buy or sell', parseSide)
-    .requiredOption(
-      '--amount <amount>',
-      'natural units: the asset to spend on a stablecoin buy, else the share quantity (e.g. 1000, 0.5)',
-      parseAmount,
-    )
-    .option(
-      '--amount-type <type>',
-      'buys only: stablecoin (--amount is asset, the default) or stocktoken (--amount is shares)',
-      parseAmountType,
-    )
-    .action(async (options: QuoteOptions, command: Command) => {
-      if (options.side === 'sell' && options.amountType === 'stablecoin') {
-        command.error(
-          "error: --amount-type stablecoin applies to buys only: a sell's --amount is a share quantity (omit --amount-type)",
-        )
-      }
-      await runQuote(options)
-    })
+  withTradeOptions(
+    withServiceOptions(
+      program
+        .command('quote')
+        .description(
+          "get a signed router quote (valid 10 s) in the chain's default asset, with the guard's verdict; executes nothing",
+        ),
+    ),
+  ).action(async (options: QuoteOptions, command: Command) => {
+    checkTradeOptions(options, command)
+    await runQuote(options)
+  })
 }
 
 async function runQuote(options: QuoteOptions) {
@@ -87,8 +63,14 @@ async function runQuote(options: QuoteOptions) {
     // The reply carries no decimals: the asset's are read from the chain (configured RPC first).
     const rpcUrl = config.chains.find((c) => c.chainId === chain.chainId)?.rpcUrl ?? chain.rpcUrl
     const decimalsOf = (token: Address) => readDecimals(rpcUrl, token, signal)
-    const [result, defaultAssetDecimals] = await Promise.all([
-      getRouterQuote(
+    const [previewed, defaultAssetDecimals] = await Promise.all([
+      previewQuote(config, client, options, signal),
+      decimalsOf(asset),
+    ])
+    // The quote shown is the one the guard judged; without a preview, a quote of its own.
+    const result =
+      previewed.preview?.reply ??
+      (await getRouterQuote(
         client,
         {
           ticker: options.ticker,
@@ -100,9 +82,7 @@ async function runQuote(options: QuoteOptions) {
           amountType: options.amountType,
         },
         { signal },
-      ),
-      decimalsOf(asset),
-    ])
+      ))
     const { quote } = result
     const assetDecimals =
       quote.assetToken === asset ? defaultAssetDecimals : await decimalsOf(quote.assetToken)
@@ -111,6 +91,7 @@ async function runQuote(options: QuoteOptions) {
       quote.assetToken
     const expiresInSeconds = quote.expiresAt - Math.floor(client.clock.now() / 1000)
     const view = describeQuote(result, { symbol: assetSymbol, decimals: assetDecimals })
+    const guard = describeGuard(previewed, result, { symbol: assetSymbol, decimals: assetDecimals })
     printResult(
       options.json,
       {
@@ -119,10 +100,132 @@ async function runQuote(options: QuoteOptions) {
         tokenDecimals: decimalsOfTokenKind(quote.tokenKind),
         expiresInSeconds,
         formatted: view.formatted,
+        guard: guard.json,
       },
-      () => view.lines(expiresInSeconds).join('\n'),
+      () => [...view.lines(expiresInSeconds), ...guard.lines].join('\n'),
     )
   })
+}
+
+/** The intent id of a preview: never recorded, only named in the engine's messages. */
+const previewIntentId = 'stockroute-quote'
+
+type Previewed = { preview: QuotePreview; problem?: undefined } | { preview?: undefined; problem: string }
+
+/**
+ * What the engine would make of the trade now (`engine.preview`: a quote, the guard, risk, kill
+ * switch, approvals), over the configuration's ledger (created if missing). When the engine cannot
+ * judge it (an intent that breaks a market rule, a chain not configured, pins the service
+ * contradicts), the reason why, and the caller quotes without the engine.
+ */
+async function previewQuote(
+  config: StockrouteConfig,
+  client: ServiceClient,
+  options: QuoteOptions,
+  signal: AbortSignal,
+): Promise<Previewed> {
+  const intent: SwapIntent = {
+    intentId: previewIntentId,
+    chainId: options.chain,
+    ticker: options.ticker,
+    exchange: options.exchange,
+    side: options.side,
+    amountIn: options.amount,
+    amountType: options.amountType,
+  }
+  const unjudged = (error: unknown): Previewed => {
+    signal.throwIfAborted()
+    const message =
+      error instanceof StockrouteError
+        ? error.shortMessage
+        : error instanceof Error
+          ? (error.message.split('\n')[0] ?? '')
+          : String(error)
+    return { problem: message.replace(`Intent ${JSON.stringify(previewIntentId)}: `, '') }
+  }
+  let configured: Awaited<ReturnType<typeof openConfiguredEngine>>
+  try {
+    configured = await openConfiguredEngine(config, client, { signal })
+  } catch (error) {
+    return unjudged(error)
+  }
+  try {
+    return { preview: await configured.engine.preview(intent, { signal }) }
+  } catch (error) {
+    return unjudged(error)
+  } finally {
+    await configured.close()
+  }
+}
+
+/** The engine's view of the quote: `guard` in the JSON, and lines for humans. */
+function describeGuard(
+  previewed: Previewed,
+  result: GetRouterQuoteReturnType,
+  asset: { symbol: string; decimals: number },
+) {
+  const row = (label: string, value: string) => `  ${label.padEnd(10)}${value}`
+  if (!previewed.preview)
+    return {
+      json: { evaluated: false as const, problem: previewed.problem },
+      lines: [row('guard', `not evaluated: ${previewed.problem}`)],
+    }
+  const { verdict, riskProblem, halted, approvals, minValidityMs } = previewed.preview
+  const { quote } = result
+  const ofAsset = (amount: bigint) => `${formatUnits(amount, asset.decimals)} ${asset.symbol}`
+  const ofGiven = (amount: bigint) =>
+    quote.isBuy
+      ? ofAsset(amount)
+      : `${formatUnits(amount, decimalsOfTokenKind(quote.tokenKind))} ${quote.ticker}`
+  const refusal = !verdict.ok
+    ? `guard ${verdict.rule}`
+    : riskProblem
+      ? 'risk limit'
+      : halted !== undefined
+        ? 'kill switch'
+        : undefined
+  const json = {
+    evaluated: true as const,
+    wouldExecute: refusal === undefined,
+    verdict: verdict.ok
+      ? {
+          ...verdict,
+          formatted: {
+            effectivePrice: ofAsset(verdict.effectivePrice),
+            marketPrice: ofAsset(verdict.marketPrice),
+          },
+        }
+      : verdict,
+    riskProblem: riskProblem ?? null,
+    halted: halted ?? null,
+    approvals: {
+      currentAllowance: approvals.currentAllowance,
+      target: approvals.target,
+      approvals: approvals.approvals.map(({ token, spender, amount }) => ({ token, spender, amount })),
+      formatted: {
+        currentAllowance: ofGiven(approvals.currentAllowance),
+        approvals: approvals.approvals.map((approval) => ofGiven(approval.amount)),
+      },
+    },
+    minValidityMs,
+  }
+  const approvalText =
+    approvals.approvals.length === 0
+      ? `${ofGiven(approvals.currentAllowance)} allowed: enough, nothing to approve`
+      : `${ofGiven(approvals.currentAllowance)} allowed: would approve ${approvals.approvals.map((approval) => ofGiven(approval.amount)).join(' then ')} to ${approvals.approvals[0]?.spender}`
+  const lines = [
+    row(
+      'guard',
+      verdict.ok
+        ? `ok: ${ofAsset(verdict.effectivePrice)} per share, fee included, vs market ${ofAsset(verdict.marketPrice)} (${verdict.deviationBps} bps); ${verdict.remainingMs} ms left, ${minValidityMs} ms needed`
+        : `refused (${verdict.rule}): ${verdict.message}`,
+    ),
+    row('risk', riskProblem ?? 'within limits'),
+    row('halted', halted === undefined ? 'no' : `yes: ${halted}`),
+    row('allowance', approvalText),
+    row('swap', refusal === undefined ? 'would execute now' : `would be refused (${refusal})`),
+  ]
+  return { json, lines }
 }
 
 /** The quote's amounts in natural units, and its human rendering. */
@@ -195,48 +298,4 @@ async function readDecimals(rpcUrl: string, token: Address, signal: AbortSignal)
       { cause: error },
     )
   }
-}
-
-function parseChainId(text: string): number {
-  if (!/^\d{1,15}$/.test(text) || Number(text) === 0) {
-    throw new InvalidArgumentError('must be a chain id: a positive whole number such as 31337')
-  }
-  return Number(text)
-}
-
-function parseTicker(text: string): string {
-  if (text.trim() === '' || text.trim() !== text) {
-    throw new InvalidArgumentError('must be a ticker such as AAPL, AAPLs or 0700, without spaces')
-  }
-  return text
-}
-
-function parseExchange(text: string): ExchangeCode {
-  const code = /^\d$/.test(text) ? Number(text) : Number.NaN
-  if (!isExchangeCode(code))
-    throw new InvalidArgumentError('must be an exchange code: 0 (US), 1 (HK) or 3 (KR)')
-  return code
-}
-
-function parseSide(text: string): 'buy' | 'sell' {
-  if (text !== 'buy' && text !== 'sell') throw new InvalidArgumentError('must be buy or sell')
-  return text
-}
-
-function parseAmount(text: string): string {
-  try {
-    return checkNaturalAmount(text, '--amount')
-  } catch (error) {
-    if (error instanceof RouterQuoteParameterError) throw new InvalidArgumentError(`It ${error.problem}.`)
-    throw error
-  }
-}
-
-function parseAmountType(text: string): 'stablecoin' | 'stocktoken' {
-  if (text !== 'stablecoin' && text !== 'stocktoken') {
-    throw new InvalidArgumentError(
-      'must be stablecoin (--amount is asset) or stocktoken (--amount is shares)',
-    )
-  }
-  return text
 }

@@ -1,0 +1,69 @@
+import { privateKeyToAccount } from 'viem/accounts'
+import type { ServiceClient } from '../api/createServiceClient.js'
+import {
+  engineChainConfigsOf,
+  engineSettingsOf,
+  ledgerPathOf,
+  type StockrouteConfig,
+} from '../daemon/config.js'
+import { createEngine, type Engine, type EngineHooks } from '../engine/index.js'
+import { type Ledger, openLedger } from '../store/index.js'
+
+/** An engine built from a configuration, with the ledger it owns. */
+export type ConfiguredEngine = {
+  engine: Engine
+  ledger: Ledger
+  /** Whether this engine only signs and simulates (its ledger is the dry-run file). */
+  dryRun: boolean
+  /** Closes the engine (waiting for executions in flight), then the ledger, whatever happens. */
+  close(): Promise<void>
+}
+
+/**
+ * Opens the configuration's ledger (the dry-run file for dry runs; created if missing) and builds
+ * the engine over it: the configured wallet, chains and `execution` settings. `dryRun` overrides
+ * the configuration's. The ledger is closed again if the engine cannot be built.
+ *
+ * @example
+ * const { engine, close } = await openConfiguredEngine(config, client, { dryRun: true })
+ * try { await engine.recover() } finally { await close() }
+ */
+export async function openConfiguredEngine(
+  config: StockrouteConfig,
+  service: ServiceClient,
+  options: {
+    dryRun?: boolean | undefined
+    hooks?: EngineHooks | undefined
+    signal?: AbortSignal | undefined
+  } = {},
+): Promise<ConfiguredEngine> {
+  const dryRun = options.dryRun ?? config.execution.dryRun
+  const ledger = openLedger({ path: ledgerPathOf(config, { dryRun }) })
+  let engine: Engine
+  try {
+    engine = await createEngine({
+      ledger,
+      service,
+      account: privateKeyToAccount(config.secrets.privateKey),
+      chains: engineChainConfigsOf(config),
+      settings: { ...engineSettingsOf(config), dryRun },
+      hooks: options.hooks,
+      signal: options.signal,
+    })
+  } catch (error) {
+    ledger.close()
+    throw error
+  }
+  return {
+    engine,
+    ledger,
+    dryRun,
+    async close() {
+      try {
+        await engine.close()
+      } finally {
+        ledger.close()
+      }
+    },
+  }
+}
