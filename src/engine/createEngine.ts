@@ -78,7 +78,12 @@ export type Engine = {
   submit(
     intent: SwapIntent,
     options?: { signal?: AbortSignal | undefined },
-  ): Promise<{ executionId: number; done: Promise<ExecutionOutcome> }>
+  ): Promise<{
+    executionId: number
+    /** False when the intent id was seen before: this is its execution, not a new one. */
+    created: boolean
+    done: Promise<ExecutionOutcome>
+  }>
   /** `submit` and wait for the end. */
   execute(intent: SwapIntent, options?: { signal?: AbortSignal | undefined }): Promise<ExecutionOutcome>
   /** Quote and guard an intent without executing it. */
@@ -133,7 +138,12 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
   }
   const outcome = (executionId: number): ExecutionOutcome => {
     const execution = ledger.executions.getExecution(executionId)
-    if (!execution) throw new Error(`execution ${executionId} is not in this ledger`)
+    if (!execution)
+      throw new EngineError({
+        code: 'EXECUTION_NOT_FOUND',
+        shortMessage: `Execution ${executionId} is not in this ledger: check the id, and that this process uses the ledger it was recorded in.`,
+        details: { executionId },
+      })
     return {
       execution,
       transactions: ledger.transactions.listTransactionsForExecution(executionId),
@@ -151,7 +161,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     if (!existing) return undefined
     const running = inFlight.get(existing.id)
     const done = running ? running.then(() => outcome(existing.id)) : Promise.resolve(outcome(existing.id))
-    return { executionId: existing.id, done }
+    return { executionId: existing.id, created: false, done }
   }
 
   const engine: Engine = {
@@ -191,6 +201,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       if (created) context.hooks.onTransition?.(created, execution)
       return {
         executionId: execution.id,
+        created: true,
         done: track(execution.id, runExecution(context, chain, execution, options)),
       }
     },

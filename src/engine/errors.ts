@@ -10,6 +10,8 @@ export type EngineErrorCode =
   | 'UNKNOWN_CHAIN'
   /** The engine was closed. */
   | 'ENGINE_CLOSED'
+  /** No execution with that id in this ledger. */
+  | 'EXECUTION_NOT_FOUND'
 
 /**
  * The engine cannot start or cannot take an intent. Executions that start and then stop (a guard

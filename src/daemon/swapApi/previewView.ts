@@ -1,0 +1,82 @@
+import type { QuotePreview } from '../../engine/createEngine.js'
+
+/** A preview as `GET /v1/quotes` returns it: base-unit amounts as decimal strings. */
+export type PreviewView = {
+  quote: {
+    quoteId: string
+    chainId: number
+    ticker: string
+    exchange: number
+    tokenKind: string
+    side: 'buy' | 'sell'
+    amountType: string
+    stockToken: string
+    assetToken: string
+    amountIn: string
+    amountInUsed: string
+    amountOut: string
+    feeAmount: string
+    /** Asset base units per whole share. */
+    price: string
+    /** Unix seconds. */
+    expiresAt: number
+  }
+  verdict:
+    | { ok: true; remainingMs: number; effectivePrice: string; marketPrice: string; deviationBps: string }
+    | { ok: false; rule: string; message: string; details: Readonly<Record<string, string | number>> }
+  /** The risk limit the swap would break, or `null`. */
+  riskProblem: string | null
+  /** The kill switch's reason when trading is halted, or `null`. */
+  halted: string | null
+  approvals: { currentAllowance: string; target: string; count: number }
+  minValidityMs: number
+}
+
+/**
+ * The public view of `engine.preview`: the quote, the guard's verdict, risk, kill switch and the
+ * approvals an execution would send. Nothing in it can be executed by the caller.
+ *
+ * @example
+ * toPreviewView(await engine.preview(intent)).verdict
+ * // { ok: false, rule: 'limit-price', message: 'the quote pays … above the limit of …', details: {…} }
+ */
+export function toPreviewView(preview: QuotePreview): PreviewView {
+  const { quote } = preview.reply
+  const { verdict, approvals } = preview
+  return {
+    quote: {
+      quoteId: quote.quoteId,
+      chainId: quote.chainId,
+      ticker: quote.ticker,
+      exchange: quote.exchange,
+      tokenKind: quote.tokenKind,
+      side: quote.isBuy ? 'buy' : 'sell',
+      amountType: quote.amountType,
+      stockToken: quote.stockToken,
+      assetToken: quote.assetToken,
+      amountIn: quote.amountIn.toString(),
+      amountInUsed: quote.amountInUsed.toString(),
+      amountOut: quote.amountOut.toString(),
+      feeAmount: quote.feeAmount.toString(),
+      price: quote.price.toString(),
+      expiresAt: quote.expiresAt,
+    },
+    verdict: verdict.ok
+      ? {
+          ok: true,
+          remainingMs: verdict.remainingMs,
+          effectivePrice: verdict.effectivePrice.toString(),
+          marketPrice: verdict.marketPrice.toString(),
+          deviationBps: verdict.deviationBps.toString(),
+        }
+      : { ok: false, rule: verdict.rule, message: verdict.message, details: verdict.details },
+    riskProblem: preview.riskProblem ?? null,
+    halted: preview.halted ?? null,
+    approvals: {
+      currentAllowance: approvals.currentAllowance.toString(),
+      target: approvals.target.toString(),
+      count: approvals.approvals.length,
+    },
+    minValidityMs: preview.minValidityMs,
+  }
+}
