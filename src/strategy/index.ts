@@ -1,0 +1,33 @@
+// Strategies: pure functions of prices, positions and time that return intents. May import only
+// src/domain (see DESIGN.md, "Modules").
+
+export {
+  type LimitStrategyConfig,
+  limitStrategyConfigSchema,
+  type RebalanceStrategyConfig,
+  type RebalanceTargetConfig,
+  rebalanceStrategyConfigSchema,
+  type ScheduleStrategyConfig,
+  type StrategyConfig,
+  scheduleStrategyConfigSchema,
+  strategyConfigSchema,
+} from './config.js'
+export { type AnyStrategy, createStrategy } from './createStrategy.js'
+export { StrategyConfigError, type StrategyConfigIssue } from './errors.js'
+export { instrumentOf, type StrategyInstrument } from './instrumentOf.js'
+export { type CronWindow, latestCronFireTimes } from './latestCronFireTimes.js'
+export { createLimitStrategy, type LimitStrategy } from './limit.js'
+export { parseStrategyConfig } from './parseStrategyConfig.js'
+export { priceKey } from './priceKey.js'
+export { createRebalanceStrategy, defaultRebalanceWindowMs, type RebalanceStrategy } from './rebalance.js'
+export { createScheduleStrategy, defaultScheduleLookbackMs, type ScheduleStrategy } from './schedule.js'
+export type {
+  CashView,
+  MarketPrice,
+  MarketSymbol,
+  PositionView,
+  Strategy,
+  StrategyInput,
+  StrategyIntent,
+  StrategyKind,
+} from './types.js'
