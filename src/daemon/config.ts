@@ -8,6 +8,12 @@ import { parsePrice } from '../domain/units.js'
 import type { EngineChainConfig } from '../engine/chainRuntime.js'
 import type { ApprovalPolicy, EngineSettings, RiskLimits } from '../engine/settings.js'
 import { type Notional, notionalDecimals } from '../store/risk.js'
+import {
+  type DaemonSettings,
+  daemonSectionsShape,
+  type EmbeddedSandboxConfig,
+  embeddedSandboxSchema,
+} from './daemonConfig.js'
 
 const address = z
   .string()
@@ -139,18 +145,23 @@ export const configFileSchema = z.object({
   dataDir: z.string().min(1).default('data'),
   /** How the engine trades (optional): approvals, simulation, quote validity, prices, risk, dry run. */
   execution: executionConfigSchema.optional(),
+  ...daemonSectionsShape,
 })
 
 export type ConfigFile = z.output<typeof configFileSchema>
+/** A stockroute.json as written: fields with defaults may be left out. */
+export type ConfigFileInput = z.input<typeof configFileSchema>
 
 /** A configuration file read and validated, its paths absolute; secrets not read. */
-export type StockrouteConfigFile = Omit<ConfigFile, 'dataDir' | 'execution'> & {
+export type StockrouteConfigFile = Pick<ConfigFile, 'service' | 'wallet' | 'chains'> & {
   configPath: string
   dataDir: string
   /** The `execution` section with its defaults (an absent section is all defaults). */
   execution: ExecutionConfig
   /** The ledger file: {@link ledgerPathOf} with the configuration's own `execution.dryRun`. */
   ledgerPath: string
+  /** The daemon's sections (strategies, market data, API, jobs, output), defaults filled in. */
+  daemon: DaemonSettings
 }
 
 /** A loaded configuration: the file's settings, its secrets resolved, its paths absolute. */
@@ -204,6 +215,77 @@ export function readConfigFile(path: string): StockrouteConfigFile {
     dataDir,
     execution,
     ledgerPath: ledgerPathOf({ dataDir, execution }),
+    daemon: daemonSettingsOf(file),
+  }
+}
+
+/** The daemon's sections of a parsed file. */
+function daemonSettingsOf(file: z.output<z.ZodObject<typeof daemonSectionsShape>>): DaemonSettings {
+  return {
+    strategies: file.strategies,
+    marketData: file.marketData,
+    api: file.api,
+    jobs: file.jobs,
+    summaryIntervalSeconds: file.summaryIntervalSeconds,
+    logLevel: file.logLevel,
+    shutdownGraceMs: file.shutdownGraceMs,
+  }
+}
+
+/** An embedded configuration (config/default.json): the daemon starts the sandbox and trades on it. */
+export const embeddedConfigFileSchema = z.strictObject({
+  sandbox: embeddedSandboxSchema,
+  dataDir: z.string().min(1).default('data'),
+  execution: executionConfigSchema.optional(),
+  ...daemonSectionsShape,
+})
+
+/** What `stockroute start` runs on: a service named in the file (secrets loaded), or an embedded sandbox. */
+export type DaemonConfig =
+  | { kind: 'service'; config: StockrouteConfig }
+  | {
+      kind: 'embedded'
+      configPath: string
+      dataDir: string
+      execution: ExecutionConfig
+      daemon: DaemonSettings
+      sandbox: EmbeddedSandboxConfig
+    }
+
+/**
+ * Reads the configuration `stockroute start` runs: with a `sandbox` section, an embedded sandbox
+ * (no service, chains or secrets in the file: the daemon makes them); else a service
+ * configuration with its secrets ({@link loadConfig}). Throws {@link ConfigError} naming the field.
+ *
+ * @example
+ * const daemonConfig = loadDaemonConfig('config/default.json')
+ * daemonConfig.kind // 'embedded'
+ */
+export function loadDaemonConfig(path: string, environment: NodeJS.ProcessEnv = process.env): DaemonConfig {
+  const configPath = resolve(path)
+  if (!existsSync(configPath)) throw new ConfigError(`config file not found: ${configPath}`)
+  let json: unknown
+  try {
+    json = JSON.parse(readFileSync(configPath, 'utf8'))
+  } catch (error) {
+    throw new ConfigError(`${configPath} is not valid JSON: ${(error as Error).message}`)
+  }
+  if (typeof json !== 'object' || json === null || !('sandbox' in json))
+    return { kind: 'service', config: loadConfig(configPath, environment) }
+  const parsed = embeddedConfigFileSchema.safeParse(json)
+  if (!parsed.success)
+    throw new ConfigError(
+      `${configPath} is invalid:`,
+      parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(file)'}: ${issue.message}`),
+    )
+  const file = parsed.data
+  return {
+    kind: 'embedded',
+    configPath,
+    dataDir: resolve(dirname(configPath), file.dataDir),
+    execution: file.execution ?? executionConfigSchema.parse({}),
+    daemon: daemonSettingsOf(file),
+    sandbox: file.sandbox,
   }
 }
 

@@ -262,8 +262,14 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
   return engine
 }
 
-/** Market prices from the service's market quote: the `close` (last) price of the instrument's stock. */
-function serviceMarketPrice(service: ServiceClient): MarketPriceSource {
+/**
+ * Market prices from the service's market quote: the `close` (last) price of the instrument's stock,
+ * asked each time.
+ *
+ * @example
+ * const price = await serviceMarketPrice(service)(instrument, {})
+ */
+export function serviceMarketPrice(service: ServiceClient): MarketPriceSource {
   return async (instrument, { signal }) => {
     const quote = await getMarketQuote(
       service,

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import type { ConfigFile } from '../daemon/config.js'
+import type { ConfigFileInput } from '../daemon/config.js'
 import type { SandboxDescription } from './describe.js'
 
 /**
@@ -16,7 +16,7 @@ export function writeSandboxConfig(directory: string, sandbox: SandboxDescriptio
   if (!wallet) throw new Error('the sandbox has no funded test wallet to put in the config')
   const dir = resolve(directory)
   mkdirSync(join(dir, 'data'), { recursive: true })
-  const config: ConfigFile = {
+  const config: ConfigFileInput = {
     service: {
       baseUrl: sandbox.baseUrl,
       apiKeyEnv: 'STOCKROUTE_API_KEY',

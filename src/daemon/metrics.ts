@@ -1,0 +1,100 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { EngineHooks } from '../engine/context.js'
+import type { ExecutionState } from '../store/executions.js'
+
+/** The daemon's Prometheus metrics and the engine hooks that feed them. */
+export type DaemonMetrics = {
+  registry: Registry
+  /** Pass to the engine: counts quotes, drops and outcomes, times quote to broadcast. */
+  hooks: Required<EngineHooks>
+  /** Sets the discrepancies of the latest reconciliation and counts them. */
+  recordReconciliation(discrepancies: number): void
+  /** The text exposition format, for GET /metrics. */
+  render(): Promise<string>
+}
+
+const terminal: readonly ExecutionState[] = ['confirmed', 'failed', 'expired', 'rejected']
+
+/**
+ * A registry of its own (no global state, so two daemons in one test process do not collide) with
+ * process metrics and:
+ * `stockroute_quotes_total{chain}`, `stockroute_executions_total{chain, outcome}`,
+ * `stockroute_quote_to_broadcast_seconds{chain}` (router quote received → execute broadcast),
+ * `stockroute_expired_quote_drops_total{chain}` (quotes dropped for too little validity),
+ * `stockroute_reconciliation_discrepancies` (latest run) and `…_total`.
+ *
+ * @example
+ * const metrics = createDaemonMetrics()
+ * const engine = await createEngine({ ...parameters, hooks: metrics.hooks })
+ * response.end(await metrics.render())
+ */
+export function createDaemonMetrics(): DaemonMetrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'stockroute_' })
+  const quotes = new Counter({
+    name: 'stockroute_quotes_total',
+    help: 'Router quotes received',
+    labelNames: ['chain'] as const,
+    registers: [registry],
+  })
+  const executions = new Counter({
+    name: 'stockroute_executions_total',
+    help: 'Executions ended, by outcome',
+    labelNames: ['chain', 'outcome'] as const,
+    registers: [registry],
+  })
+  const quoteToBroadcast = new Histogram({
+    name: 'stockroute_quote_to_broadcast_seconds',
+    help: 'From the router quote received to the execute broadcast',
+    labelNames: ['chain'] as const,
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8],
+    registers: [registry],
+  })
+  const drops = new Counter({
+    name: 'stockroute_expired_quote_drops_total',
+    help: 'Quotes dropped for a new one: too little validity left, expired',
+    labelNames: ['chain'] as const,
+    registers: [registry],
+  })
+  const discrepancies = new Gauge({
+    name: 'stockroute_reconciliation_discrepancies',
+    help: 'Discrepancies found by the latest reconciliation of ledger, chain and service positions',
+    registers: [registry],
+  })
+  const discrepanciesTotal = new Counter({
+    name: 'stockroute_reconciliation_discrepancies_total',
+    help: 'Discrepancies found by reconciliations since start',
+    registers: [registry],
+  })
+  const quotedAt = new Map<number, number>()
+
+  return {
+    registry,
+    hooks: {
+      onTransition(event, execution) {
+        const chain = String(execution.chainId)
+        if (event.to === 'quoted') {
+          quotes.inc({ chain })
+          quotedAt.set(execution.id, event.atMs)
+        }
+        if (event.to === 'quoting' && (event.from === 'quoted' || event.from === 'approving'))
+          drops.inc({ chain })
+        if (terminal.includes(event.to)) {
+          executions.inc({ chain, outcome: event.to })
+          quotedAt.delete(execution.id)
+        }
+      },
+      onStep(step) {
+        if (step.kind !== 'execute' || step.step !== 'broadcast' || step.executionId === null) return
+        const at = quotedAt.get(step.executionId)
+        if (at !== undefined)
+          quoteToBroadcast.observe({ chain: String(step.chainId) }, (Date.now() - at) / 1000)
+      },
+    },
+    recordReconciliation(found) {
+      discrepancies.set(found)
+      discrepanciesTotal.inc(found)
+    },
+    render: () => registry.metrics(),
+  }
+}
