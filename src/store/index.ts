@@ -4,10 +4,12 @@ export * from './checkpoints.js'
 export { LedgerInputError, type LedgerInputErrorCode } from './codec.js'
 export * from './executions.js'
 export * from './fills.js'
+export * from './income.js'
 export { latestSchemaVersion, type Migration, migrations } from './migrations.js'
 export * from './nonces.js'
 export * from './openLedger.js'
 export {
+  type AppliedReference,
   type ApplyPositionAdjustmentResult,
   applyPositionEntry,
   averagePrice,
@@ -17,9 +19,12 @@ export {
   type PositionErrorCode,
   type PositionMismatch,
   type PositionRecord,
+  type PositionRename,
+  type PositionRenameRecord,
   type PositionState,
   type PositionsRepository,
   type PositionTokenInfo,
+  type RenamePositionResult,
 } from './positions.js'
 export * from './risk.js'
 export * from './transactions.js'

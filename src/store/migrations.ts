@@ -18,6 +18,13 @@ const int = (column: string) =>
 const bytes32 = (column: string) =>
   `(length(${column}) = 66 AND ${column} GLOB '0x*' AND lower(${column}) = ${column})`
 
+// Migration 2 onwards: a 0x address of 40 hex digits (stored checksummed by the repositories), and a
+// non-negative decimal in canonical form (no sign, no leading zero, no trailing fraction zero).
+const address = (column: string) =>
+  `(length(${column}) = 42 AND ${column} GLOB '0x*' AND substr(${column}, 3) NOT GLOB '*[^0-9A-Fa-f]*')`
+const decimal = (column: string) =>
+  `(${column} GLOB '[0-9]*' AND ${column} NOT GLOB '*[^0-9.]*' AND ${column} NOT GLOB '*.*.*' AND ${column} NOT GLOB '0[0-9]*' AND ${column} NOT GLOB '*.' AND ${column} NOT GLOB '*.*0')`
+
 const executionStates = `('intent', 'quoting', 'quoted', 'approving', 'submitted', 'confirmed', 'failed', 'expired', 'rejected')`
 
 /** The ledger's migrations, in order. */
@@ -194,6 +201,57 @@ CREATE TABLE checkpoints (
   block_number INTEGER NOT NULL CHECK (block_number >= 0),
   updated_at_ms INTEGER NOT NULL
 ) STRICT;
+`,
+  },
+  {
+    version: 2,
+    name: 'income-and-renames',
+    sql: `
+-- Income a holding earns without a trade (dividends), one row per corporate-action record, applied
+-- once (reference). Not part of positions: cost basis and realized PnL stay the fold of fills and
+-- adjustments; reports add income beside them. The original_* columns are the service's numbers in
+-- the stock's market currency, natural units (decimal text); amount is what the chain paid.
+CREATE TABLE income (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  chain_id INTEGER NOT NULL CHECK (chain_id > 0),
+  token_address TEXT NOT NULL CHECK (${address('token_address')}),
+  ticker TEXT NOT NULL CHECK (ticker <> ''),
+  kind TEXT NOT NULL CHECK (kind IN ('dividend')),
+  quantity TEXT CHECK (quantity IS NULL OR ${uint('quantity')}),
+  amount TEXT NOT NULL CHECK (${uint('amount')}),
+  asset_token TEXT NOT NULL CHECK (${address('asset_token')}),
+  asset_decimals INTEGER NOT NULL CHECK (asset_decimals BETWEEN 0 AND 36),
+  original_currency TEXT CHECK (original_currency IS NULL OR (length(original_currency) = 3
+    AND original_currency NOT GLOB '*[^A-Z]*')),
+  original_gross TEXT CHECK (original_gross IS NULL OR ${decimal('original_gross')}),
+  original_tax TEXT CHECK (original_tax IS NULL OR ${decimal('original_tax')}),
+  original_fee TEXT CHECK (original_fee IS NULL OR ${decimal('original_fee')}),
+  original_net TEXT CHECK (original_net IS NULL OR ${decimal('original_net')}),
+  tax_rate INTEGER CHECK (tax_rate IS NULL OR tax_rate BETWEEN 0 AND 100),
+  tx_hash TEXT CHECK (tx_hash IS NULL OR ${bytes32('tx_hash')}),
+  log_index INTEGER CHECK (log_index IS NULL OR log_index >= 0),
+  reference TEXT NOT NULL UNIQUE CHECK (reference <> ''),
+  reason TEXT NOT NULL CHECK (reason <> ''),
+  recorded_at_ms INTEGER NOT NULL,
+  CHECK (log_index IS NULL OR tx_hash IS NOT NULL)
+) STRICT;
+CREATE INDEX income_by_token ON income (chain_id, token_address);
+CREATE INDEX income_by_asset ON income (chain_id, asset_token);
+
+-- Ticker changes of a held token: a step of the position fold like a fill or an adjustment (seq is
+-- shared by fills, position_adjustments and position_renames), so recomputePositions keeps them.
+CREATE TABLE position_renames (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER NOT NULL UNIQUE,
+  chain_id INTEGER NOT NULL CHECK (chain_id > 0),
+  token_address TEXT NOT NULL CHECK (${address('token_address')}),
+  from_ticker TEXT NOT NULL CHECK (from_ticker <> ''),
+  to_ticker TEXT NOT NULL CHECK (to_ticker <> ''),
+  reference TEXT UNIQUE CHECK (reference IS NULL OR reference <> ''),
+  reason TEXT NOT NULL CHECK (reason <> ''),
+  recorded_at_ms INTEGER NOT NULL
+) STRICT;
+CREATE INDEX position_renames_by_token ON position_renames (chain_id, token_address);
 `,
   },
 ]

@@ -6,6 +6,7 @@ import { type CheckpointsRepository, createCheckpointsRepository } from './check
 import type { RepositoryContext } from './context.js'
 import { createExecutionsRepository, type ExecutionsRepository } from './executions.js'
 import { createFillsRepository, type FillsRepository } from './fills.js'
+import { createIncomeRepository, type IncomeRepository } from './income.js'
 import { migrations as ledgerMigrations, type Migration } from './migrations.js'
 import { createNoncesRepository, type NoncesRepository } from './nonces.js'
 import { createPositionsRepository, type PositionsRepository } from './positions.js'
@@ -77,6 +78,8 @@ export type Ledger = {
   readonly nonces: NoncesRepository
   readonly fills: FillsRepository
   readonly positions: PositionsRepository
+  /** Dividends and other income, each recorded once (by the corporate-actions job). */
+  readonly income: IncomeRepository
   readonly risk: RiskRepository
   readonly checkpoints: CheckpointsRepository
   /**
@@ -175,6 +178,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       nonces: createNoncesRepository(context),
       fills: createFillsRepository(context),
       positions: createPositionsRepository(context),
+      income: createIncomeRepository(context),
       risk: createRiskRepository(context),
       checkpoints: createCheckpointsRepository(context),
       atomically<T>(work: () => T): T {

@@ -141,6 +141,8 @@ export type PositionEntry = { seq: number; chainId: number; tokenAddress: Addres
   | { kind: 'split'; numerator: bigint; denominator: bigint }
   | { kind: 'delisting'; compensation: bigint }
   | { kind: 'transfer'; quantity: bigint; cost: bigint; token: PositionTokenInfo | undefined }
+  /** A ticker change: the position is now named `ticker`; quantities and money stay. */
+  | { kind: 'rename'; ticker: string }
 )
 
 /**
@@ -187,6 +189,11 @@ export function applyPositionEntry(state: PositionState | undefined, entry: Posi
         realizedPnl: current.realizedPnl + entry.compensation - current.costBasis,
         lastSeq: entry.seq,
       }
+    }
+    case 'rename': {
+      const current = mustExist(state, at, 'ticker change')
+      if (entry.ticker === '') throw badAdjustment(at, 'a ticker change needs a non-empty ticker.')
+      return { ...current, ticker: entry.ticker, lastSeq: entry.seq }
     }
     case 'transfer': {
       const current = state ?? (entry.token ? emptyPosition(at, entry.token) : undefined)

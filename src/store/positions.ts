@@ -68,6 +68,18 @@ type AdjustmentRow = {
   recorded_at_ms: number
 }
 
+type RenameRow = {
+  id: number
+  seq: number
+  chain_id: number
+  token_address: string
+  from_ticker: string
+  to_ticker: string
+  reference: string | null
+  reason: string
+  recorded_at_ms: number
+}
+
 type FillEntryRow = {
   seq: number
   chain_id: number
@@ -170,6 +182,30 @@ function adjustmentEntryOfRow(row: AdjustmentRow): PositionEntry {
   }
 }
 
+function renameEntryOfRow(row: RenameRow): PositionEntry {
+  return {
+    seq: row.seq,
+    chainId: row.chain_id,
+    tokenAddress: row.token_address as Address,
+    kind: 'rename',
+    ticker: row.to_ticker,
+  }
+}
+
+function renameRecordOfRow(row: RenameRow): PositionRenameRecord {
+  return {
+    id: row.id,
+    seq: row.seq,
+    chainId: row.chain_id,
+    tokenAddress: row.token_address as Address,
+    fromTicker: row.from_ticker,
+    toTicker: row.to_ticker,
+    reference: row.reference,
+    reason: row.reason,
+    recordedAtMs: row.recorded_at_ms,
+  }
+}
+
 function sameState(a: PositionState | undefined, b: PositionState | undefined): boolean {
   if (!a || !b) return a === b
   return (
@@ -200,7 +236,8 @@ export type PositionWriter = {
 /** @internal */
 export function createPositionWriter({ db, now }: RepositoryContext): PositionWriter {
   const selectSeq = db.prepare<[], { seq: number }>(
-    `SELECT max((SELECT coalesce(max(seq), 0) FROM fills), (SELECT coalesce(max(seq), 0) FROM position_adjustments)) + 1 AS seq`,
+    `SELECT max((SELECT coalesce(max(seq), 0) FROM fills), (SELECT coalesce(max(seq), 0) FROM position_adjustments),
+       (SELECT coalesce(max(seq), 0) FROM position_renames)) + 1 AS seq`,
   )
   const selectOne = db.prepare<[number, string], PositionRow>(
     'SELECT * FROM positions WHERE chain_id = ? AND token_address = ?',
@@ -290,6 +327,53 @@ export function checkTokenInfo(token: PositionTokenInfo, field: string): Positio
 }
 
 // ---------------------------------------------------------------------------------------------
+// Ticker changes
+
+/** A ticker change of a held token (a corporate action): the position keeps everything but its name. */
+export type PositionRename = {
+  chainId: number
+  tokenAddress: Address
+  /** The new ticker. */
+  ticker: string
+  /** Why (shown in reports); default `ticker change OLD → NEW`. */
+  reason?: string | undefined
+  /** An external id (the corporate action record's id): a rename with the same reference is applied once. */
+  reference?: string | undefined
+}
+
+/** A stored ticker change. */
+export type PositionRenameRecord = {
+  id: number
+  /** Ledger order, shared with fills and adjustments. */
+  seq: number
+  chainId: number
+  tokenAddress: Address
+  fromTicker: string
+  toTicker: string
+  reference: string | null
+  reason: string
+  recordedAtMs: number
+}
+
+/** What {@link PositionsRepository.renamePosition} did. */
+export type RenamePositionResult =
+  | { status: 'recorded'; renameId: number; position: PositionRecord }
+  /** A rename with this reference was applied before; nothing changed. */
+  | { status: 'duplicate'; renameId: number }
+
+/** A position change recorded under an external reference (see {@link PositionsRepository.findAppliedReference}). */
+export type AppliedReference = {
+  kind: 'split' | 'delisting' | 'transfer' | 'rename'
+  /** Row id in `position_adjustments` (split, delisting, transfer) or `position_renames` (rename). */
+  id: number
+  seq: number
+  chainId: number
+  tokenAddress: Address
+  reason: string
+  recordedAtMs: number
+}
+
+// ---------------------------------------------------------------------------------------------
 // Repository
 
 /** The positions repository: per (chain id, token address), maintained with every fill and adjustment. */
@@ -317,6 +401,34 @@ export type PositionsRepository = {
    * })
    */
   applyPositionAdjustment(adjustment: PositionAdjustment): ApplyPositionAdjustmentResult
+  /**
+   * Renames a position after a ticker change (balance, cost and PnL stay), recorded as a step of the
+   * position fold so that `recomputePositions` keeps it. Idempotent by `reference`. A later fill
+   * names the position after the ticker it was traded under. Throws {@link PositionError}
+   * (`NO_POSITION`) when the ledger has no position in the token.
+   *
+   * @example
+   * ledger.positions.renamePosition({ chainId: 31337, tokenAddress: fbToken, ticker: 'META', reference: record.id })
+   */
+  renamePosition(rename: PositionRename): RenamePositionResult
+  /**
+   * Ticker changes in ledger order, optionally of one chain or token.
+   *
+   * @example
+   * ledger.positions.listRenames({ chainId: 31337 })[0]?.toTicker // 'META'
+   */
+  listRenames(filter?: {
+    chainId?: number | undefined
+    tokenAddress?: Address | undefined
+  }): PositionRenameRecord[]
+  /**
+   * The adjustment or rename recorded under `reference` (a corporate action record id), if any:
+   * lets a caller skip work for what was applied before.
+   *
+   * @example
+   * if (ledger.positions.findAppliedReference(record.id)) return 'already applied'
+   */
+  findAppliedReference(reference: string): AppliedReference | undefined
   /**
    * Sets the locked part of a position (tokens committed to an in-flight sell or locked for a
    * corporate action). Locked is not derived from fills: recomputation keeps it.
@@ -385,6 +497,22 @@ export function createPositionsRepository(context: RepositoryContext): Positions
   )
   const selectAdjustmentEntries = db.prepare<[], AdjustmentRow>(
     'SELECT * FROM position_adjustments ORDER BY seq',
+  )
+  const selectRenameEntries = db.prepare<[], RenameRow>('SELECT * FROM position_renames ORDER BY seq')
+  const selectRenames = db.prepare<[number | null, number | null, string | null, string | null], RenameRow>(
+    `SELECT * FROM position_renames WHERE (? IS NULL OR chain_id = ?) AND (? IS NULL OR token_address = ?)
+     ORDER BY seq`,
+  )
+  const selectRenameByReference = db.prepare<[string], RenameRow>(
+    'SELECT * FROM position_renames WHERE reference = ?',
+  )
+  const selectAdjustmentByReference = db.prepare<[string], AdjustmentRow>(
+    'SELECT * FROM position_adjustments WHERE reference = ?',
+  )
+  const insertRename = db.prepare<[Omit<RenameRow, 'id'>]>(
+    `INSERT INTO position_renames (seq, chain_id, token_address, from_ticker, to_ticker, reference, reason,
+       recorded_at_ms)
+     VALUES (@seq, @chain_id, @token_address, @from_ticker, @to_ticker, @reference, @reason, @recorded_at_ms)`,
   )
   const deletePosition = db.prepare<[number, string]>(
     'DELETE FROM positions WHERE chain_id = ? AND token_address = ?',
@@ -476,10 +604,55 @@ export function createPositionsRepository(context: RepositoryContext): Positions
     return { status: 'recorded', adjustmentId: Number(result.lastInsertRowid), position }
   })
 
+  const rename = db.transaction((change: PositionRename): RenamePositionResult => {
+    const chainId = safeInteger(change.chainId, 'chainId', 1)
+    const tokenAddress = canonicalAddress(change.tokenAddress, 'tokenAddress')
+    if (
+      typeof change.ticker !== 'string' ||
+      change.ticker.trim() === '' ||
+      change.ticker !== change.ticker.trim()
+    )
+      throw new LedgerInputError(
+        'ticker',
+        change.ticker,
+        'must be a non-empty ticker without surrounding spaces.',
+      )
+    if (change.reason !== undefined && (typeof change.reason !== 'string' || change.reason === ''))
+      throw new LedgerInputError('reason', change.reason, 'is empty: say why the position is renamed.')
+    const reference = change.reference ?? null
+    if (reference !== null) {
+      if (typeof reference !== 'string' || reference === '')
+        throw new LedgerInputError('reference', reference, 'must be a non-empty string.')
+      const existing = selectRenameByReference.get(reference)
+      if (existing) return { status: 'duplicate', renameId: existing.id }
+    }
+    const current = writer.load(chainId, tokenAddress)
+    if (!current)
+      throw new PositionError({
+        code: 'NO_POSITION',
+        shortMessage: `No position in ${tokenAddress} on chain ${chainId} to rename to ${change.ticker}: nothing to do for a token the ledger never held.`,
+        details: { chainId, tokenAddress },
+      })
+    const seq = writer.nextSeq()
+    const position = writer.apply({ seq, chainId, tokenAddress, kind: 'rename', ticker: change.ticker })
+    const result = insertRename.run({
+      seq,
+      chain_id: chainId,
+      token_address: tokenAddress,
+      from_ticker: current.ticker,
+      to_ticker: change.ticker,
+      reference,
+      reason: change.reason ?? `ticker change ${current.ticker} → ${change.ticker}`,
+      recorded_at_ms: now(),
+    })
+    return { status: 'recorded', renameId: Number(result.lastInsertRowid), position }
+  })
+
   const recompute = db.transaction((): { positions: PositionRecord[]; mismatches: PositionMismatch[] } => {
     const entries = [
       ...selectFillEntries.all().map(fillEntryOfRow),
       ...selectAdjustmentEntries.all().map(adjustmentEntryOfRow),
+      ...selectRenameEntries.all().map(renameEntryOfRow),
     ].sort((a, b) => a.seq - b.seq)
     const key = (chainId: number, tokenAddress: string) => `${chainId}:${tokenAddress}`
     const computed = new Map<string, PositionState>()
@@ -531,6 +704,38 @@ export function createPositionsRepository(context: RepositoryContext): Positions
       return selectAll.all(chainId, chainId).map(recordOfRow)
     },
     applyPositionAdjustment: (adjustment) => adjust.immediate(adjustment),
+    renamePosition: (change) => rename.immediate(change),
+    listRenames(filter = {}) {
+      const chainId = filter.chainId ?? null
+      const token =
+        filter.tokenAddress === undefined ? null : canonicalAddress(filter.tokenAddress, 'tokenAddress')
+      return selectRenames.all(chainId, chainId, token, token).map(renameRecordOfRow)
+    },
+    findAppliedReference(reference) {
+      const adjustment = selectAdjustmentByReference.get(reference)
+      if (adjustment)
+        return {
+          kind: adjustment.kind,
+          id: adjustment.id,
+          seq: adjustment.seq,
+          chainId: adjustment.chain_id,
+          tokenAddress: adjustment.token_address as Address,
+          reason: adjustment.reason,
+          recordedAtMs: adjustment.recorded_at_ms,
+        }
+      const renamed = selectRenameByReference.get(reference)
+      if (renamed)
+        return {
+          kind: 'rename',
+          id: renamed.id,
+          seq: renamed.seq,
+          chainId: renamed.chain_id,
+          tokenAddress: renamed.token_address as Address,
+          reason: renamed.reason,
+          recordedAtMs: renamed.recorded_at_ms,
+        }
+      return undefined
+    },
     setLockedBalance: (chainId, tokenAddress, locked) =>
       lock.immediate(
         safeInteger(chainId, 'chainId', 1),

@@ -29,10 +29,12 @@ const expectedTables = [
   'execution_quotes',
   'executions',
   'fills',
+  'income',
   'kill_switch',
   'kill_switch_events',
   'nonces',
   'position_adjustments',
+  'position_renames',
   'positions',
   'schema_migrations',
   'transactions',
@@ -71,9 +73,9 @@ describe('openLedger', () => {
     first.close()
     const second = openLedger({ path, now: () => 2 })
     expect(second.schemaVersion).toBe(latestSchemaVersion)
-    expect(second.database.prepare('SELECT applied_at_ms FROM schema_migrations').all()).toEqual([
-      { applied_at_ms: 1 },
-    ])
+    expect(second.database.prepare('SELECT applied_at_ms FROM schema_migrations').all()).toEqual(
+      migrations.map(() => ({ applied_at_ms: 1 })),
+    )
     expect(second.checkpoints.getCheckpoint(31337)).toBe(42n)
     second.close()
   })

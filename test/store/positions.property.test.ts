@@ -71,6 +71,15 @@ const operation = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('replay' as const), index: fc.nat() }) },
+  {
+    // A ticker change: only the name moves; a later fill or transfer names it after its own ticker.
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('rename' as const),
+      market,
+      ticker: fc.constantFrom('NEW1', 'NEW2'),
+    }),
+  },
 )
 
 /**
@@ -78,9 +87,9 @@ const operation = fc.oneof(
  * fills plus adjustments, and an adjustment that does not fit the position is refused. It shares
  * no code with the store.
  */
-type Model = { balance: bigint; exists: boolean }
+type Model = { balance: bigint; exists: boolean; ticker: string }
 
-describe('positions = fold(fills + corporate-action adjustments)', () => {
+describe('positions = fold(fills + corporate-action adjustments + renames)', () => {
   it('after random sequences, the incrementally maintained table equals recomputePositions(), and balances equal the sum of fills and adjustments', () => {
     let run = 0
     fc.assert(
@@ -88,7 +97,7 @@ describe('positions = fold(fills + corporate-action adjustments)', () => {
         const path = folder.path(`property-${run++}.sqlite`)
         let ledger: Ledger = openLedger({ path })
         const model = new Map<number, Model>(
-          markets.map((_, index) => [index, { balance: 0n, exists: false }]),
+          markets.map((m, index) => [index, { balance: 0n, exists: false, ticker: m.info.ticker }]),
         )
         const recorded: NewFill[] = []
         // Cash identity: costBasis - realizedPnl moves by +paid on buys, -received on sells,
@@ -106,6 +115,20 @@ describe('positions = fold(fills + corporate-action adjustments)', () => {
             const m = markets[index] as Market
             const state = model.get(index) as Model
             const key = { chainId: m.chainId, tokenAddress: m.token }
+            if (op.kind === 'rename') {
+              let renamed: boolean
+              try {
+                const result = ledger.positions.renamePosition({ ...key, ticker: op.ticker })
+                expect(result.status).toBe('recorded')
+                renamed = true
+              } catch (error) {
+                if (!(error instanceof PositionError)) throw error
+                renamed = false
+              }
+              expect(renamed).toBe(state.exists)
+              if (renamed) state.ticker = op.ticker
+              continue
+            }
             if (op.kind === 'buy' || op.kind === 'sell') {
               const amount = op.quantity * m.unit
               const isBuy = op.kind === 'buy'
@@ -125,6 +148,7 @@ describe('positions = fold(fills + corporate-action adjustments)', () => {
               recorded.push(fill)
               state.balance += isBuy ? amount : -amount
               state.exists = true
+              state.ticker = m.info.ticker
               cashFlow.set(index, (cashFlow.get(index) ?? 0n) + (isBuy ? op.cash : -op.cash))
               continue
             }
@@ -191,6 +215,7 @@ describe('positions = fold(fills + corporate-action adjustments)', () => {
             if (outcome === 'refused') continue
             state.balance = outcome
             state.exists = true
+            if (op.kind === 'transfer' || op.kind === 'transfer-out-all') state.ticker = m.info.ticker
             const after = ledger.positions.getPosition(m.chainId, m.token)
             const flow =
               op.kind === 'delisting'
@@ -218,6 +243,7 @@ describe('positions = fold(fills + corporate-action adjustments)', () => {
               return
             }
             expect(position?.balance).toBe(state.balance)
+            expect(position?.ticker).toBe(state.ticker)
             expect((position?.costBasis ?? 0n) - (position?.realizedPnl ?? 0n)).toBe(cashFlow.get(index))
             if (position?.balance === 0n) expect(position.costBasis).toBe(0n)
           })

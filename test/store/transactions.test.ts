@@ -4,6 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import {
   type Ledger,
+  migrations,
   openLedger,
   type TransactionKind,
   TransactionRecordError,
@@ -262,7 +263,9 @@ describe('nonces', () => {
     expect(a.at(-1) as number).toBeGreaterThan((a[0] as number) + a.length - 1)
     const ledger = openLedger({ path })
     expect(ledger.nonces.peekNextNonce(chainId, address)).toBe(300)
-    expect(ledger.database.prepare('SELECT count(*) FROM schema_migrations').pluck().get()).toBe(1)
+    expect(ledger.database.prepare('SELECT count(*) FROM schema_migrations').pluck().get()).toBe(
+      migrations.length,
+    )
     ledger.close()
   })
 })

@@ -1,0 +1,24 @@
+import type { Client } from 'viem'
+
+// What the daemon's cron jobs share: a pino-shaped logger and a chain to read from.
+
+/** A structured logger (pino's shape). A job logs nothing unless given one. */
+export type JobLogger = {
+  debug: (fields: Record<string, unknown>, message: string) => void
+  info: (fields: Record<string, unknown>, message: string) => void
+  warn: (fields: Record<string, unknown>, message: string) => void
+  error: (fields: Record<string, unknown>, message: string) => void
+}
+
+/** A configured chain and a client that reads it (viem's public client, or any client with a transport). */
+export type JobChain = {
+  chainId: number
+  publicClient: Client
+}
+
+/** The message of anything thrown, for a report's `why`. */
+export function messageOf(error: unknown): string {
+  if (error && typeof error === 'object' && 'shortMessage' in error && typeof error.shortMessage === 'string')
+    return error.shortMessage
+  return error instanceof Error ? error.message : String(error)
+}
