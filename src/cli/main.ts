@@ -6,6 +6,7 @@ import { registerLocalChainsCommand } from './commands/localChains.js'
 import { registerMarketCommand } from './commands/market.js'
 import { registerQuoteCommand } from './commands/quote.js'
 import { registerSandboxCommand } from './commands/sandbox.js'
+import { registerStartCommand } from './commands/start.js'
 import { registerSwapCommand } from './commands/swap.js'
 import { registerTokensCommand } from './commands/tokens.js'
 
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
   program
     .name('stockroute')
     .description('Execution bot for tokenized stocks, with a local sandbox of the service')
+  registerStartCommand(program)
   registerSandboxCommand(program)
   registerLocalChainsCommand(program)
   registerConfigCommand(program)

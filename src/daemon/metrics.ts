@@ -1,12 +1,12 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import type { EngineHooks } from '../engine/context.js'
+import type { EngineHookFunctions } from '../engine/context.js'
 import type { ExecutionState } from '../store/executions.js'
 
 /** The daemon's Prometheus metrics and the engine hooks that feed them. */
 export type DaemonMetrics = {
   registry: Registry
   /** Pass to the engine: counts quotes, drops and outcomes, times quote to broadcast. */
-  hooks: Required<EngineHooks>
+  hooks: EngineHookFunctions
   /** Sets the discrepancies of the latest reconciliation and counts them. */
   recordReconciliation(discrepancies: number): void
   /** The text exposition format, for GET /metrics. */

@@ -1,7 +1,10 @@
 import type { Command } from 'commander'
-import { ConfigError, loadConfig } from '../../daemon/config.js'
+import { ConfigError, loadDaemonConfig } from '../../daemon/config.js'
 
-/** `stockroute config check --config FILE`: validates the file and its secrets, prints a redacted summary. */
+/**
+ * `stockroute config check --config FILE`: validates the file (a service configuration and the
+ * secrets it names, or an embedded-sandbox one) and prints a redacted summary.
+ */
 export function registerConfigCommand(program: Command) {
   const config = program.command('config').description('configuration files')
   config
@@ -13,7 +16,23 @@ export function registerConfigCommand(program: Command) {
     .option('--json', 'print the summary as JSON')
     .action((options: { config: string; json?: boolean }) => {
       try {
-        const loaded = loadConfig(options.config)
+        const daemonConfig = loadDaemonConfig(options.config)
+        if (daemonConfig.kind === 'embedded') {
+          const summary = {
+            configPath: daemonConfig.configPath,
+            embeddedSandbox: daemonConfig.sandbox,
+            dataDir: daemonConfig.dataDir,
+            execution: daemonConfig.execution,
+            strategies: daemonConfig.daemon.strategies.map((strategy) => `${strategy.kind} ${strategy.id}`),
+          }
+          process.stdout.write(
+            options.json
+              ? `${JSON.stringify(summary)}\n`
+              : `config ok: ${summary.configPath}\n  embedded sandbox: stockroute start runs the service and two chains in process\n  strategies ${summary.strategies.join(', ') || 'none'}\n  data ${summary.dataDir}\n`,
+          )
+          return
+        }
+        const loaded = daemonConfig.config
         const summary = {
           configPath: loaded.configPath,
           serviceBaseUrl: loaded.service.baseUrl,
@@ -21,12 +40,13 @@ export function registerConfigCommand(program: Command) {
           dataDir: loaded.dataDir,
           ledgerPath: loaded.ledgerPath,
           execution: loaded.execution,
+          strategies: loaded.daemon.strategies.map((strategy) => `${strategy.kind} ${strategy.id}`),
           secrets: { apiKey: 'set (redacted)', apiSecret: 'set (redacted)', privateKey: 'set (redacted)' },
         }
         process.stdout.write(
           options.json
             ? `${JSON.stringify(summary)}\n`
-            : `config ok: ${summary.configPath}\n  service ${summary.serviceBaseUrl}\n  chains ${loaded.chains.map((c) => c.chainId).join(', ')}\n  ledger ${summary.ledgerPath}${loaded.execution.dryRun ? ' (dry run: nothing is broadcast)' : ''}\n`,
+            : `config ok: ${summary.configPath}\n  service ${summary.serviceBaseUrl}\n  chains ${loaded.chains.map((c) => c.chainId).join(', ')}\n  strategies ${summary.strategies.join(', ') || 'none'}\n  ledger ${summary.ledgerPath}${loaded.execution.dryRun ? ' (dry run: nothing is broadcast)' : ''}\n`,
         )
       } catch (error) {
         if (error instanceof ConfigError) {

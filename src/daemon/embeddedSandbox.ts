@@ -1,0 +1,112 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { getBlock } from 'viem/actions'
+import { publicClientFor } from '../sandbox/chainClients.js'
+import { fundWallet } from '../sandbox/fundWallet.js'
+import { defaultKeySeed, sandboxKey } from '../sandbox/keys.js'
+import { type Sandbox, startSandbox } from '../sandbox/startSandbox.js'
+import type { DaemonConfig } from './config.js'
+import { ledgerPathOf, type StockrouteConfig } from './config.js'
+
+/** A running embedded sandbox and the configuration that trades on it. */
+export type EmbeddedRun = {
+  sandbox: Sandbox
+  config: StockrouteConfig
+  /** The ledger of an earlier sandbox run, moved aside because its chains are gone; null when none. */
+  archivedLedger: string | null
+}
+
+/**
+ * Starts the sandbox of an embedded configuration (two anvil chains and the service, in process),
+ * derives the daemon's own wallet from the seed and funds it on every chain, and returns the
+ * configuration that points the daemon at them (executors and operators pinned from the chains).
+ * The sandbox's chains start empty on every run, so a ledger left by an earlier run describes
+ * chains that no longer exist: it is moved to `data/archive/` (never deleted) and a new one begins.
+ *
+ * @example
+ * const run = await startEmbeddedSandbox(daemonConfig, (line) => console.error(line))
+ * run.config.service.baseUrl // 'http://127.0.0.1:43121'
+ */
+export async function startEmbeddedSandbox(
+  daemonConfig: Extract<DaemonConfig, { kind: 'embedded' }>,
+  progress: (line: string) => void,
+): Promise<EmbeddedRun> {
+  const { sandbox: settings, dataDir, execution } = daemonConfig
+  const seed = settings.seed ?? defaultKeySeed
+  progress('starting the embedded sandbox: two local chains and the service…')
+  const sandbox = await startSandbox({
+    chains: {
+      keySeed: seed,
+      onChainReady: (chain) => progress(`  chain ${chain.chainId} (${chain.name}) ready at ${chain.rpcUrl}`),
+    },
+  })
+  try {
+    const wallet = sandboxKey(seed, 'daemon/wallet')
+    await Promise.all(
+      sandbox.local.chains.map((chain) => fundWallet(chain, wallet.address, { asset: settings.walletAsset })),
+    )
+    progress(
+      `  daemon wallet ${wallet.address} funded with ${settings.walletAsset} of each chain's default asset`,
+    )
+    const config: StockrouteConfig = {
+      service: {
+        baseUrl: sandbox.service.url,
+        apiKeyEnv: 'STOCKROUTE_API_KEY',
+        apiSecretEnv: 'STOCKROUTE_API_SECRET',
+      },
+      wallet: { privateKeyEnv: 'STOCKROUTE_PRIVATE_KEY' },
+      chains: sandbox.local.chains.map((chain) => ({
+        chainId: chain.chainId,
+        rpcUrl: chain.rpcUrl,
+        executorAddress: chain.executorAddress,
+        operatorAddress: chain.operatorAddress,
+        expectedInclusionMs: 1_000,
+      })),
+      configPath: daemonConfig.configPath,
+      dataDir,
+      execution,
+      ledgerPath: ledgerPathOf({ dataDir, execution }),
+      daemon: daemonConfig.daemon,
+      secrets: {
+        apiKey: sandbox.service.credential.apiKey,
+        apiSecret: sandbox.service.credential.apiSecret,
+        privateKey: wallet.privateKey,
+      },
+    }
+    const archivedLedger = await archiveLedgerOfOtherChains(config.ledgerPath, sandbox)
+    if (archivedLedger) progress(`  the previous sandbox run's ledger was moved to ${archivedLedger}`)
+    return { sandbox, config, archivedLedger }
+  } catch (error) {
+    await sandbox.stop()
+    throw error
+  }
+}
+
+/** The chains a ledger was written for, by their genesis block hashes, kept beside it. */
+type SandboxRunMarker = { chains: { chainId: number; genesisHash: string }[] }
+
+async function archiveLedgerOfOtherChains(ledgerPath: string, sandbox: Sandbox): Promise<string | null> {
+  const markerPath = `${ledgerPath}.sandbox.json`
+  const current: SandboxRunMarker = {
+    chains: await Promise.all(
+      sandbox.local.chains.map(async (chain) => ({
+        chainId: chain.chainId,
+        genesisHash: (await getBlock(publicClientFor(chain), { blockNumber: 0n })).hash,
+      })),
+    ),
+  }
+  let archived: string | null = null
+  if (existsSync(ledgerPath)) {
+    const previous = existsSync(markerPath) ? readFileSync(markerPath, 'utf8') : ''
+    if (previous !== JSON.stringify(current)) {
+      const folder = join(ledgerPath, '..', 'archive')
+      mkdirSync(folder, { recursive: true })
+      archived = join(folder, `stockroute-${new Date().toISOString().replaceAll(':', '-')}.sqlite`)
+      for (const suffix of ['', '-wal', '-shm']) {
+        if (existsSync(`${ledgerPath}${suffix}`)) renameSync(`${ledgerPath}${suffix}`, `${archived}${suffix}`)
+      }
+    }
+  }
+  writeFileSync(markerPath, JSON.stringify(current))
+  return archived
+}

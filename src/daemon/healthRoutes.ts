@@ -1,0 +1,77 @@
+import type { Engine } from '../engine/createEngine.js'
+import type { Ledger } from '../store/openLedger.js'
+import type { DaemonMetrics } from './metrics.js'
+import type { TickReport } from './strategyRunner.js'
+import type { ExtraRoute } from './swapApi/index.js'
+
+/** What /health reports, kept up to date by the daemon. */
+export type DaemonStatus = {
+  state: 'running' | 'stopping'
+  startedAt: number
+  lastTick: TickReport | undefined
+  lastReconciliation: { atMs: number; discrepancies: number; checked: number } | undefined
+}
+
+/**
+ * `GET /health` and `GET /metrics` for the control server. Health is 200 while running (503 while
+ * stopping) with the chains, the kill switch, executions in flight, the last market-data tick and
+ * the last reconciliation; metrics are Prometheus' text format.
+ *
+ * @example
+ * await startControlServer({ engine, extraRoutes: controlRoutes({ status, engine, ledger, metrics }) })
+ */
+export function controlRoutes(parameters: {
+  status: DaemonStatus
+  engine: Pick<Engine, 'chains'>
+  ledger: Ledger
+  metrics: DaemonMetrics
+}): ExtraRoute[] {
+  const { status, engine, ledger, metrics } = parameters
+  return [
+    {
+      method: 'GET',
+      path: '/health',
+      handle: () => {
+        const now = Date.now()
+        const killSwitch = ledger.risk.killSwitch()
+        return {
+          status: status.state === 'running' ? 200 : 503,
+          body: {
+            status: status.state === 'running' ? 'ok' : 'stopping',
+            uptimeSeconds: Math.round((now - status.startedAt) / 1000),
+            halted: killSwitch.halted ? killSwitch.reason : null,
+            chains: [...engine.chains.values()].map((chain) => ({
+              chainId: chain.chainId,
+              executor: chain.executorAddress,
+              asset: chain.asset.symbol,
+            })),
+            executionsInFlight: ledger.executions.listUnfinishedExecutions().length,
+            lastTick: status.lastTick
+              ? {
+                  ageMs: now - status.lastTick.atMs,
+                  pricesFresh: status.lastTick.prices.fresh,
+                  pricesTotal: status.lastTick.prices.total,
+                  submitted: status.lastTick.submitted,
+                }
+              : null,
+            lastReconciliation: status.lastReconciliation
+              ? {
+                  ageMs: now - status.lastReconciliation.atMs,
+                  discrepancies: status.lastReconciliation.discrepancies,
+                }
+              : null,
+          },
+        }
+      },
+    },
+    {
+      method: 'GET',
+      path: '/metrics',
+      handle: async () => ({
+        status: 200,
+        headers: { 'content-type': metrics.registry.contentType },
+        body: await metrics.render(),
+      }),
+    },
+  ]
+}

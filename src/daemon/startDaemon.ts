@@ -1,0 +1,348 @@
+import cron from 'node-cron'
+import { privateKeyToAccount } from 'viem/accounts'
+import { createServiceClient } from '../api/createServiceClient.js'
+import type { EngineHookFunctions } from '../engine/context.js'
+import { createEngine, type Engine } from '../engine/createEngine.js'
+import type { Sandbox } from '../sandbox/startSandbox.js'
+import { type Ledger, openLedger } from '../store/openLedger.js'
+import { createStrategy } from '../strategy/index.js'
+import { type ActivityPrinter, createActivityPrinter } from './activity.js'
+import {
+  type DaemonConfig,
+  engineChainConfigsOf,
+  engineSettingsOf,
+  ledgerPathOf,
+  type StockrouteConfig,
+} from './config.js'
+import { startEmbeddedSandbox } from './embeddedSandbox.js'
+import { controlRoutes, type DaemonStatus } from './healthRoutes.js'
+import {
+  messageOf,
+  reconcilePositions,
+  refreshTokenList,
+  syncCorporateActions,
+  type TokenListEntry,
+} from './jobs/index.js'
+import { createDaemonLogger } from './logger.js'
+import { createMarketDataCache } from './marketData.js'
+import { createDaemonMetrics } from './metrics.js'
+import { createStrategyRunner, type TickReport } from './strategyRunner.js'
+import { type ControlServer, startControlServer } from './swapApi/index.js'
+
+export type StartDaemonParameters = {
+  config: DaemonConfig
+  /** Stop on its own after this many seconds (default: run until `stop()`). */
+  durationSeconds?: number | undefined
+  /** The operator's lines: one per finished execution, summaries, start and stop. Default stdout. */
+  write?: ((line: string) => void) | undefined
+  /** Progress while starting (sandbox, recovery). Default stderr. */
+  progress?: ((line: string) => void) | undefined
+}
+
+/** How a run ended. */
+export type DaemonReport = {
+  reason: string
+  durationMs: number
+  /** Executions that ended during the run, by state. */
+  executions: Record<'confirmed' | 'failed' | 'expired' | 'rejected', number>
+  /** Executions left unfinished at stop (submitted ones wait for the next start's recovery). */
+  unfinished: number
+}
+
+/** A running daemon. */
+export type Daemon = {
+  /** The control API (swaps, quotes, /health, /metrics), when enabled. */
+  apiUrl: string | undefined
+  ledgerPath: string
+  logPath: string
+  /** The configuration it trades with (an embedded run's, with the sandbox's service and chains). */
+  config: StockrouteConfig
+  /** Resolves when the daemon has stopped (duration over, or `stop()`), everything closed. */
+  done: Promise<DaemonReport>
+  /** Stops: no new intents, executions in flight finish (or are cancelled after the grace), all closed. */
+  stop(reason?: string): Promise<DaemonReport>
+}
+
+/**
+ * Starts the trading daemon: the embedded sandbox when the configuration asks for it, the ledger,
+ * logs and metrics, the engine (after recovering whatever a previous run left unfinished), the
+ * market-data poller that drives the strategies, the control API (swap requests, quotes, /health,
+ * /metrics), and the cron jobs (token lists, corporate actions, reconciliation). Each finished
+ * execution is one readable line; a summary follows every `summaryIntervalSeconds`.
+ *
+ * @example
+ * const daemon = await startDaemon({ config: loadDaemonConfig('config/default.json'), durationSeconds: 60 })
+ * const report = await daemon.done
+ * report.executions.confirmed // 42
+ */
+export async function startDaemon(parameters: StartDaemonParameters): Promise<Daemon> {
+  const write = parameters.write ?? ((line: string) => process.stdout.write(`${line}\n`))
+  const progress = parameters.progress ?? ((line: string) => process.stderr.write(`${line}\n`))
+  const startedAt = Date.now()
+  let sandbox: Sandbox | undefined
+  let config: StockrouteConfig
+  if (parameters.config.kind === 'embedded') {
+    const run = await startEmbeddedSandbox(parameters.config, progress)
+    sandbox = run.sandbox
+    config = run.config
+  } else {
+    config = parameters.config.config
+  }
+  const settings = config.daemon
+  const logs = createDaemonLogger({ dataDir: config.dataDir, level: settings.logLevel })
+  const logger = logs.logger
+  const resources: { ledger?: Ledger; engine?: Engine; server?: ControlServer } = {}
+  const cleanupOnFailure = async () => {
+    await resources.server?.close()
+    await resources.engine?.close()
+    resources.ledger?.close()
+    logs.flush()
+    await sandbox?.stop()
+  }
+  try {
+    const strategies = settings.strategies.map((entry) => createStrategy(entry))
+    const account = privateKeyToAccount(config.secrets.privateKey)
+    const ledgerPath = ledgerPathOf(config)
+    const ledger = openLedger({ path: ledgerPath })
+    resources.ledger = ledger
+    const service = createServiceClient({
+      baseUrl: config.service.baseUrl,
+      credentials: { apiKey: config.secrets.apiKey, apiSecret: config.secrets.apiSecret },
+      makerAddress: account.address,
+    })
+    const metrics = createDaemonMetrics()
+    let activity: ActivityPrinter | undefined
+    const marketData = createMarketDataCache({ service, staleAfterMs: settings.marketData.staleAfterMs })
+    const hooks: EngineHookFunctions = {
+      onTransition: (event, execution) => {
+        metrics.hooks.onTransition(event, execution)
+        activity?.hooks.onTransition(event, execution)
+      },
+      onStep: (step) => metrics.hooks.onStep(step),
+    }
+    const engine = await createEngine({
+      ledger,
+      service,
+      account,
+      chains: engineChainConfigsOf(config),
+      settings: engineSettingsOf(config),
+      marketPrice: marketData.priceSource,
+      hooks,
+      logger: logger.child({ component: 'engine' }),
+    })
+    resources.engine = engine
+    const printer = createActivityPrinter({ ledger, chains: engine.chains, write })
+    activity = printer
+    progress(
+      `wallet ${account.address} on chains ${[...engine.chains.keys()].join(', ')}; ledger ${ledgerPath}`,
+    )
+
+    const recovery = await engine.recover()
+    if (recovery.executions.length > 0 || recovery.transactions.length > 0)
+      write(
+        `recovered ${recovery.executions.length} unfinished executions (${recovery.executions.map((e) => `${e.executionId} ${e.from}→${e.to}`).join(', ') || 'none'}), ${recovery.transactions.length} pending transactions, ${recovery.fillsRecorded} fills from the logs`,
+      )
+    logger.info({ recovery }, 'recovery done')
+
+    const chainIds = [...engine.chains.keys()]
+    const jobChains = [...engine.chains.values()].map((chain) => ({
+      chainId: chain.chainId,
+      publicClient: chain.publicClient,
+    }))
+    let tokenLists = new Map<number, TokenListEntry[]>()
+    const refreshTokens = async () => {
+      const report = await refreshTokenList({ service, chainIds, previous: tokenLists, logger })
+      tokenLists = report.tokens
+      for (const error of report.errors) logger.warn(error, 'token list refresh failed')
+      return report
+    }
+    await refreshTokens()
+    const lotSizes = () =>
+      new Map(
+        [...tokenLists].flatMap(([chainId, tokens]) =>
+          tokens.map((token) => [`${chainId}:${token.address.toLowerCase()}`, token.lotSize] as const),
+        ),
+      )
+
+    const shutdown = new AbortController()
+    const status: DaemonStatus = {
+      state: 'running',
+      startedAt,
+      lastTick: undefined,
+      lastReconciliation: undefined,
+    }
+    const tick = createStrategyRunner({
+      strategies,
+      engine,
+      ledger,
+      marketData,
+      owner: account.address,
+      lotSizes,
+      signal: shutdown.signal,
+      logger,
+    })
+    let tickTimer: NodeJS.Timeout | undefined
+    const runTick = async () => {
+      try {
+        status.lastTick = await tick()
+        logTick(logger, status.lastTick)
+      } catch (error) {
+        logger.error({ error: messageOf(error) }, 'market-data tick failed')
+      }
+      if (status.state === 'running') tickTimer = setTimeout(runTick, settings.marketData.intervalMs)
+    }
+
+    if (settings.api.enabled) {
+      const token = settings.api.tokenEnv ? process.env[settings.api.tokenEnv] : undefined
+      resources.server = await startControlServer({
+        engine,
+        host: settings.api.host,
+        port: settings.api.port,
+        allowRemote: settings.api.allowRemote,
+        ...(token ? { bearerToken: token } : {}),
+        extraRoutes: controlRoutes({ status, engine, ledger, metrics }),
+        logger: logger.child({ component: 'api' }),
+      })
+      write(`control API ${resources.server.url} (POST /v1/swaps, GET /v1/quotes, /health, /metrics)`)
+    }
+
+    const jobs = [
+      cron.schedule(settings.jobs.tokenRefresh, () => void refreshTokens(), {
+        name: 'token-refresh',
+        noOverlap: true,
+      }),
+      cron.schedule(
+        settings.jobs.corporateActions,
+        async () => {
+          const report = await syncCorporateActions({
+            ledger,
+            service,
+            chains: jobChains,
+            logger,
+            signal: shutdown.signal,
+          })
+          if (report.applied + report.income > 0)
+            write(
+              `corporate actions: ${report.applied} applied, ${report.income} dividends recorded as income`,
+            )
+        },
+        { name: 'corporate-actions', noOverlap: true },
+      ),
+      cron.schedule(
+        settings.jobs.reconciliation,
+        async () => {
+          const report = await reconcilePositions({
+            ledger,
+            service,
+            chains: jobChains,
+            owner: account.address,
+            logger,
+          })
+          metrics.recordReconciliation(report.counts.total)
+          status.lastReconciliation = {
+            atMs: Date.now(),
+            discrepancies: report.counts.total,
+            checked: report.checked,
+          }
+        },
+        { name: 'reconciliation', noOverlap: true },
+      ),
+    ]
+
+    const summaryTimer = setInterval(() => {
+      const tickNote = status.lastTick
+        ? `prices ${status.lastTick.prices.fresh}/${status.lastTick.prices.total} fresh`
+        : 'no tick yet'
+      const open = ledger.executions.listUnfinishedExecutions().length
+      const discrepancies = status.lastReconciliation
+        ? `${status.lastReconciliation.discrepancies} discrepancies`
+        : 'not reconciled yet'
+      write(printer.summary([`${open} in flight`, tickNote, discrepancies]))
+    }, settings.summaryIntervalSeconds * 1000)
+    summaryTimer.unref()
+
+    void runTick()
+    write(
+      `trading ${strategies.length} strategies on chains ${chainIds.join(', ')}${parameters.durationSeconds ? ` for ${parameters.durationSeconds} s` : ' until Ctrl-C'}`,
+    )
+
+    let stopping: Promise<DaemonReport> | undefined
+    let resolveDone: (report: DaemonReport) => void = () => {}
+    const done = new Promise<DaemonReport>((resolve) => {
+      resolveDone = resolve
+    })
+    const durationTimer =
+      parameters.durationSeconds === undefined
+        ? undefined
+        : setTimeout(
+            () => void stop(`duration of ${parameters.durationSeconds} s over`),
+            parameters.durationSeconds * 1000,
+          )
+
+    const stop = (reason = 'stopped') => {
+      stopping ??= (async (): Promise<DaemonReport> => {
+        status.state = 'stopping'
+        write(
+          `stopping (${reason}): no new intents; executions in flight get ${settings.shutdownGraceMs} ms to finish`,
+        )
+        clearTimeout(durationTimer)
+        clearTimeout(tickTimer)
+        clearInterval(summaryTimer)
+        for (const job of jobs) await job.stop()
+        await resources.server?.close()
+        const closed = engine.close()
+        const graceOver = new Promise<'grace over'>((resolve) =>
+          setTimeout(resolve, settings.shutdownGraceMs, 'grace over').unref(),
+        )
+        if ((await Promise.race([closed.then(() => 'closed' as const), graceOver])) === 'grace over') {
+          shutdown.abort(new Error(`the daemon is stopping (${reason})`))
+          await closed
+        }
+        const counts = printer.counts()
+        const report: DaemonReport = {
+          reason,
+          durationMs: Date.now() - startedAt,
+          executions: {
+            confirmed: counts.confirmed,
+            failed: counts.failed,
+            expired: counts.expired,
+            rejected: counts.rejected,
+          },
+          unfinished: ledger.executions.listUnfinishedExecutions().length,
+        }
+        write(printer.summary([`${report.unfinished} left unfinished for the next start`]))
+        logger.info({ report }, 'daemon stopped')
+        ledger.close()
+        logs.flush()
+        await sandbox?.stop()
+        write(`stopped: ${reason}`)
+        resolveDone(report)
+        return report
+      })()
+      return stopping
+    }
+
+    return {
+      apiUrl: resources.server?.url,
+      ledgerPath,
+      logPath: logs.path,
+      config,
+      done,
+      stop,
+    }
+  } catch (error) {
+    logger.error({ error: messageOf(error) }, 'daemon failed to start')
+    await cleanupOnFailure()
+    throw error
+  }
+}
+
+function logTick(
+  logger: { info: (fields: Record<string, unknown>, message: string) => void },
+  report: TickReport,
+) {
+  logger.info(
+    { prices: report.prices, submitted: report.submitted, refused: report.refused.length },
+    'market-data tick',
+  )
+}

@@ -1,0 +1,135 @@
+import type { Address } from 'viem'
+import { readBalance } from '../chain/erc20.js'
+import { toAssetAmount } from '../domain/units.js'
+import type { ChainRuntime } from '../engine/chainRuntime.js'
+import type { Engine } from '../engine/createEngine.js'
+import type { Ledger } from '../store/openLedger.js'
+import type { AnyStrategy, CashView, MarketSymbol, PositionView, StrategyInput } from '../strategy/index.js'
+import type { JobLogger } from './jobs/index.js'
+import type { MarketDataCache } from './marketData.js'
+
+/** What one tick did. */
+export type TickReport = {
+  atMs: number
+  /** Prices received, and those that could not be. */
+  prices: { updated: number; fresh: number; total: number; failedMarkets: string[] }
+  /** Intents the strategies returned that the ledger did not have yet, and were submitted. */
+  submitted: number
+  /** Intents refused before execution (a bad intent, an unknown chain), with why. */
+  refused: { intentId: string; why: string }[]
+}
+
+export type StrategyRunnerParameters = {
+  strategies: readonly AnyStrategy[]
+  engine: Pick<Engine, 'submit' | 'chains'>
+  ledger: Ledger
+  marketData: MarketDataCache
+  owner: Address
+  /** Lot size of a token, `chainId:address` → whole shares (from the token lists); 1 when unknown. */
+  lotSizes: () => ReadonlyMap<string, bigint>
+  /** Aborts the executions it submits (daemon shutdown). */
+  signal: AbortSignal
+  logger?: JobLogger | undefined
+  now?: (() => number) | undefined
+}
+
+/**
+ * One market-data tick: poll every price the strategies need (batched per market, 30 a request),
+ * build the snapshot (prices with their staleness, the ledger's positions, each chain's cash read
+ * from the chain), evaluate every strategy, and submit the intents the ledger does not have yet.
+ * An intent id the ledger has is never submitted again (strategies return deterministic ids). A
+ * strategy that throws is logged and skipped; the others still run.
+ *
+ * @example
+ * const tick = createStrategyRunner({ strategies, engine, ledger, marketData, owner, lotSizes, signal })
+ * const report = await tick()
+ */
+export function createStrategyRunner(parameters: StrategyRunnerParameters): () => Promise<TickReport> {
+  const {
+    strategies,
+    engine,
+    ledger,
+    marketData,
+    owner,
+    lotSizes,
+    signal,
+    logger,
+    now = Date.now,
+  } = parameters
+  const symbols = uniqueSymbols(strategies.flatMap((strategy) => strategy.symbols()))
+  let sinceMs: number | undefined
+  return async () => {
+    const atMs = now()
+    const poll = await marketData.poll(symbols, { signal })
+    for (const failed of poll.failed)
+      logger?.warn({ market: failed.market, error: failed.error }, 'market data poll failed')
+    const prices = marketData.snapshot()
+    const input: StrategyInput = {
+      nowMs: atMs,
+      sinceMs,
+      prices,
+      positions: positionsOf(ledger, lotSizes()),
+      cash: await cashOf([...engine.chains.values()], owner),
+    }
+    sinceMs = atMs
+    const report: TickReport = {
+      atMs,
+      prices: {
+        updated: poll.updated,
+        fresh: [...prices.values()].filter((price) => !price.stale).length,
+        total: prices.size,
+        failedMarkets: poll.failed.map((failed) => failed.market),
+      },
+      submitted: 0,
+      refused: [],
+    }
+    for (const strategy of strategies) {
+      let intents: ReturnType<AnyStrategy['evaluate']>
+      try {
+        intents = strategy.evaluate(input)
+      } catch (error) {
+        logger?.error({ strategy: strategy.id, error: String(error) }, 'strategy failed; skipped this tick')
+        continue
+      }
+      for (const intent of intents) {
+        if (ledger.executions.getExecutionByIntent(intent.intentId)) continue
+        try {
+          const { created } = await engine.submit(intent, { signal })
+          if (created) report.submitted += 1
+        } catch (error) {
+          const why = error instanceof Error ? error.message : String(error)
+          report.refused.push({ intentId: intent.intentId, why })
+          logger?.warn({ strategy: strategy.id, intentId: intent.intentId, error: why }, 'intent refused')
+        }
+      }
+    }
+    return report
+  }
+}
+
+function uniqueSymbols(symbols: readonly MarketSymbol[]): MarketSymbol[] {
+  const seen = new Map<string, MarketSymbol>()
+  for (const symbol of symbols) seen.set(`${symbol.market}:${symbol.symbol}`, symbol)
+  return [...seen.values()]
+}
+
+function positionsOf(ledger: Ledger, lotSizes: ReadonlyMap<string, bigint>): PositionView[] {
+  return ledger.positions.listPositions().map((position) => ({
+    chainId: position.chainId,
+    ticker: position.ticker,
+    exchange: position.exchange,
+    tokenKind: position.tokenKind,
+    balance: position.balance,
+    lotSize: lotSizes.get(`${position.chainId}:${position.tokenAddress.toLowerCase()}`) ?? 1n,
+  }))
+}
+
+async function cashOf(chains: readonly ChainRuntime[], owner: Address): Promise<CashView[]> {
+  return Promise.all(
+    chains.map(async (chain) => ({
+      chainId: chain.chainId,
+      assetDecimals: chain.asset.decimals,
+      balance: toAssetAmount(await readBalance(chain.publicClient, { token: chain.asset.address, owner })),
+    })),
+  )
+}
