@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { getBlock } from 'viem/actions'
 import { publicClientFor } from '../sandbox/chainClients.js'
 import { fundWallet } from '../sandbox/fundWallet.js'
@@ -95,6 +95,7 @@ async function archiveLedgerOfOtherChains(ledgerPath: string, sandbox: Sandbox):
       })),
     ),
   }
+  mkdirSync(dirname(ledgerPath), { recursive: true })
   let archived: string | null = null
   if (existsSync(ledgerPath)) {
     const previous = existsSync(markerPath) ? readFileSync(markerPath, 'utf8') : ''

@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, expect, it } from 'vitest'
+import { openLedger } from '../../src/store/index.js'
+import { exitOf, repoRoot } from '../helpers/processes.js'
+
+// `npm start` runs `stockroute start` on config/default.json: an embedded sandbox (two chains and
+// the service in process), the daemon's own funded wallet, and the demo strategies on both chains.
+// Here the same configuration, with its data folder moved to a temporary one.
+
+const folder = mkdtempSync(join(tmpdir(), 'stockroute-start-'))
+afterAll(() => rmSync(folder, { recursive: true, force: true }))
+
+function demoConfig(): string {
+  const config = JSON.parse(readFileSync(join(repoRoot, 'config', 'default.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >
+  const path = join(folder, 'default.json')
+  writeFileSync(path, JSON.stringify({ ...config, dataDir: 'data' }))
+  return path
+}
+
+async function runFor(configPath: string, seconds: number) {
+  const child = spawn(
+    process.execPath,
+    ['bin/stockroute.js', 'start', '--config', configPath, '--duration', String(seconds)],
+    {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString()
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  const exit = await exitOf(child)
+  return { exit, stdout, stderr }
+}
+
+it('runs the embedded demo for a bounded time: trades on both chains, exits 0', {
+  timeout: 120_000,
+}, async () => {
+  const configPath = demoConfig()
+  const first = await runFor(configPath, 12)
+  expect(first.exit, first.stderr).toEqual({ code: 0, signal: null })
+  expect(first.stderr).toMatch(/chain 31337 \(Sandbox Alpha\) ready/)
+  // One readable line per execution: side, ticker, amounts, price, chain, latency, tx hash.
+  expect(first.stdout).toMatch(
+    /✓ buy {2}AAPL \d+ for [\d.]+ USDC @ [\d.]+ USDC {2}chain 31337 {2}\d+ ms {2}tx 0x[0-9a-f]{4}…[0-9a-f]{4}/,
+  )
+  expect(first.stdout).toMatch(/✓ buy {2}0700 \d+00 for [\d.]+ USDT @ [\d.]+ USDT {2}chain 31338 /)
+  expect(first.stdout).toMatch(/summary: \d+ executions in [\d.]+ min \(\d+ confirmed/)
+  expect(first.stdout).toMatch(/stopped: duration of 12 s over/)
+  const ledgerPath = join(folder, 'data', 'stockroute.sqlite')
+  const ledger = openLedger({ path: ledgerPath, readonly: true })
+  expect(ledger.executions.listUnfinishedExecutions()).toEqual([])
+  const chains = new Set(ledger.fills.listFills().map((fill) => fill.chainId))
+  ledger.close()
+  expect([...chains].sort()).toEqual([31337, 31338])
+
+  // A second run starts new chains: the first run's ledger is archived, not mixed with the new one.
+  const second = await runFor(configPath, 3)
+  expect(second.exit, second.stderr).toEqual({ code: 0, signal: null })
+  expect(second.stderr).toMatch(/the previous sandbox run's ledger was moved to .*archive/)
+  expect(readdirSync(join(folder, 'data', 'archive')).some((name) => name.endsWith('.sqlite'))).toBe(true)
+  expect(existsSync(ledgerPath)).toBe(true)
+})

@@ -1,0 +1,294 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { getTransactionCount } from 'viem/actions'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { openLedger } from '../../src/store/index.js'
+import { positionsAgainstChain, settlementsOf } from '../helpers/engine.js'
+import {
+  chainWithoutRouter,
+  chainWithRouter,
+  clientsFor,
+  fundAddress,
+  localChains,
+} from '../helpers/localChains.js'
+import { exitOf, repoRoot } from '../helpers/processes.js'
+import { useSandboxService } from '../helpers/sandboxService.js'
+
+// The daemon as an operator runs it: `stockroute start` in a child process, trading on the
+// sandbox service of this test file over the shared chains, with a wallet of its own. While it
+// runs, /health and /metrics answer; after it stops, every execution is terminal and the ledger's
+// positions equal the chain's balances. SIGTERM stops it within seconds, and a restart continues.
+
+const service = useSandboxService()
+const folder = mkdtempSync(join(tmpdir(), 'stockroute-daemon-'))
+afterAll(() => rmSync(folder, { recursive: true, force: true }))
+const children: ChildProcess[] = []
+afterEach(() => {
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+})
+
+type Run = {
+  child: ChildProcess
+  lines: string[]
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>
+}
+
+function startDaemonProcess(configPath: string, args: string[] = []): Run {
+  const child = spawn(process.execPath, ['bin/stockroute.js', 'start', '--config', configPath, ...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  children.push(child)
+  const lines: string[] = []
+  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = []
+  let buffer = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString()
+    for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, newline)
+      buffer = buffer.slice(newline + 1)
+      lines.push(line)
+      for (const waiter of [...waiters])
+        if (waiter.pattern.test(line)) {
+          waiters.splice(waiters.indexOf(waiter), 1)
+          waiter.resolve(line)
+        }
+    }
+  })
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  return {
+    child,
+    lines,
+    waitFor(pattern, timeoutMs = 30_000) {
+      const seen = lines.find((line) => pattern.test(line))
+      if (seen) return Promise.resolve(seen)
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `no line matching ${pattern} in ${timeoutMs} ms; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`,
+              ),
+            ),
+          timeoutMs,
+        )
+        waiters.push({
+          pattern,
+          resolve: (line) => {
+            clearTimeout(timer)
+            resolve(line)
+          },
+        })
+      })
+    },
+  }
+}
+
+/** A config of its own (fresh funded wallet, its own data folder) pointing at this file's sandbox. */
+async function writeDaemonConfig(name: string, strategies: unknown[], extra: Record<string, unknown> = {}) {
+  const dir = join(folder, name)
+  const privateKey = generatePrivateKey()
+  const account = privateKeyToAccount(privateKey)
+  await Promise.all(localChains().map((chain) => fundAddress(chain, account.address, { asset: '200000' })))
+  const config = {
+    service: { baseUrl: service().url },
+    chains: localChains().map((chain) => ({
+      chainId: chain.chainId,
+      rpcUrl: chain.rpcUrl,
+      executorAddress: chain.executorAddress,
+      operatorAddress: chain.operatorAddress,
+      expectedInclusionMs: 1000,
+    })),
+    dataDir: 'data',
+    strategies,
+    marketData: { intervalMs: 500, staleAfterMs: 10_000 },
+    jobs: { reconciliation: '*/2 * * * * *', corporateActions: '*/5 * * * * *' },
+    summaryIntervalSeconds: 2,
+    ...extra,
+  }
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(join(dir, 'stockroute.json'), JSON.stringify(config, null, 2))
+  writeFileSync(
+    join(dir, '.env'),
+    `STOCKROUTE_API_KEY=${service().credential.apiKey}\nSTOCKROUTE_API_SECRET=${service().credential.apiSecret}\nSTOCKROUTE_PRIVATE_KEY=${privateKey}\n`,
+  )
+  return {
+    configPath: join(dir, 'stockroute.json'),
+    ledgerPath: join(dir, 'data', 'stockroute.sqlite'),
+    account,
+  }
+}
+
+const everySecondOnBothChains = () => [
+  {
+    kind: 'schedule',
+    id: 'aapl-alpha',
+    chainId: chainWithRouter().chainId,
+    ticker: 'AAPL',
+    exchange: 0,
+    side: 'buy',
+    amountIn: '300',
+    cron: '* * * * * *',
+  },
+  {
+    kind: 'schedule',
+    id: 'kr-alpha',
+    chainId: chainWithRouter().chainId,
+    ticker: '005930',
+    exchange: 3,
+    side: 'buy',
+    amountIn: '2',
+    amountType: 'stocktoken',
+    cron: '*/2 * * * * *',
+  },
+  {
+    kind: 'schedule',
+    id: 'hk-beta',
+    chainId: chainWithoutRouter().chainId,
+    ticker: '0700',
+    exchange: 1,
+    side: 'buy',
+    amountIn: '6000',
+    cron: '*/2 * * * * *',
+  },
+  {
+    kind: 'schedule',
+    id: 'aapls-beta',
+    chainId: chainWithoutRouter().chainId,
+    ticker: 'AAPLs',
+    exchange: 0,
+    side: 'buy',
+    amountIn: '40',
+    cron: '* * * * * *',
+  },
+]
+
+async function expectLedgerMatchesChains(ledgerPath: string, owner: `0x${string}`) {
+  const ledger = openLedger({ path: ledgerPath })
+  try {
+    expect(ledger.executions.listUnfinishedExecutions()).toEqual([])
+    for (const position of await positionsAgainstChain(ledger, owner))
+      expect(position.ledger).toBe(position.onChain)
+    // Exactly one settlement per filled execution, and nonces without holes on each chain.
+    const fills = ledger.fills.listFills()
+    for (const chain of localChains()) {
+      const settlements = await settlementsOf(chain, owner)
+      expect(settlements.map((s) => s.txHash).sort()).toEqual(
+        fills
+          .filter((fill) => fill.chainId === chain.chainId)
+          .map((fill) => fill.txHash)
+          .sort(),
+      )
+      const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+      const nonce = await getTransactionCount(publicClient, { address: owner })
+      const mined = ledger.database
+        .prepare<[number, string], { nonce: number }>(
+          "SELECT nonce FROM transactions WHERE chain_id = ? AND from_address = ? AND status = 'mined' ORDER BY nonce",
+        )
+        .all(chain.chainId, owner)
+        .map((row) => row.nonce)
+      expect(mined).toEqual(Array.from({ length: nonce }, (_, i) => i))
+    }
+    return {
+      fills,
+      executions: ledger.database
+        .prepare<[], { chain_id: number; state: string }>('SELECT chain_id, state FROM executions')
+        .all(),
+    }
+  } finally {
+    ledger.close()
+  }
+}
+
+describe('stockroute start', () => {
+  it('trades on both chains for a bounded time; /health and /metrics answer; the ledger equals the chains', {
+    timeout: 90_000,
+  }, async () => {
+    const { configPath, ledgerPath, account } = await writeDaemonConfig('bounded', everySecondOnBothChains())
+    const run = startDaemonProcess(configPath, ['--duration', '10'])
+    const apiLine = await run.waitFor(/^control API http:\/\/127\.0\.0\.1:\d+/)
+    const apiUrl = apiLine.split(' ')[2] ?? ''
+    await run.waitFor(/✓ buy .* chain 31338 /)
+    await run.waitFor(/✓ buy .* chain 31337 /)
+    const health = await fetch(`${apiUrl}/health`)
+    expect(health.status).toBe(200)
+    const body = (await health.json()) as { status: string; chains: { chainId: number }[] }
+    expect(body.status).toBe('ok')
+    expect(body.chains.map((chain) => chain.chainId).sort()).toEqual(
+      localChains()
+        .map((c) => c.chainId)
+        .sort(),
+    )
+    const metrics = await (await fetch(`${apiUrl}/metrics`)).text()
+    expect(metrics).toMatch(/stockroute_executions_total\{chain="\d+",outcome="confirmed"\} \d+/)
+    expect(metrics).toMatch(/stockroute_quote_to_broadcast_seconds_count\{chain="\d+"\} \d+/)
+    await run.waitFor(/summary: \d+ executions/)
+
+    expect(await exitOf(run.child)).toEqual({ code: 0, signal: null })
+    expect(run.lines.some((line) => line.startsWith('stopped: duration of 10 s over'))).toBe(true)
+    const { executions } = await expectLedgerMatchesChains(ledgerPath, account.address)
+    const chainsTraded = new Set(executions.filter((e) => e.state === 'confirmed').map((e) => e.chain_id))
+    expect([...chainsTraded].sort()).toEqual(
+      localChains()
+        .map((c) => c.chainId)
+        .sort(),
+    )
+  })
+
+  it('stops within seconds on SIGTERM with nothing half-written, and a restart continues cleanly', {
+    timeout: 120_000,
+  }, async () => {
+    const { configPath, ledgerPath, account } = await writeDaemonConfig(
+      'sigterm',
+      everySecondOnBothChains(),
+      {
+        shutdownGraceMs: 3000,
+      },
+    )
+    const first = startDaemonProcess(configPath)
+    for (let seen = 0; seen < 4; seen++) await first.waitFor(/(?:✓|✗)[^]*/, 30_000).then(() => undefined)
+    while (first.lines.filter((line) => /[✓✗] (buy|sell)/.test(line)).length < 4)
+      await new Promise((r) => setTimeout(r, 100))
+    const signalledAt = Date.now()
+    first.child.kill('SIGTERM')
+    const exit = await exitOf(first.child)
+    const stopMs = Date.now() - signalledAt
+    expect(exit).toEqual({ code: 0, signal: null })
+    expect(stopMs).toBeLessThan(10_000)
+    expect(first.lines.some((line) => line.startsWith('stopped: SIGTERM received'))).toBe(true)
+
+    // Nothing half-written: the file is intact, and anything not terminal has its execute stored.
+    const db = new Database(ledgerPath, { readonly: true })
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
+    const open = db
+      .prepare<[], { id: number; state: string }>(
+        "SELECT id, state FROM executions WHERE state NOT IN ('confirmed', 'failed', 'expired', 'rejected')",
+      )
+      .all()
+    for (const execution of open) {
+      expect(execution.state).toBe('submitted')
+      const execute = db
+        .prepare<[number], { n: number }>(
+          "SELECT count(*) AS n FROM transactions WHERE execution_id = ? AND kind = 'execute'",
+        )
+        .get(execution.id)
+      expect(execute?.n).toBe(1)
+    }
+    const before = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM executions').get()?.n ?? 0
+    db.close()
+
+    const second = startDaemonProcess(configPath, ['--duration', '4'])
+    expect(await exitOf(second.child)).toEqual({ code: 0, signal: null })
+    const { executions } = await expectLedgerMatchesChains(ledgerPath, account.address)
+    expect(executions.length).toBeGreaterThanOrEqual(before)
+    expect(readFileSync(join(ledgerPath, '..', 'stockroute.log'), 'utf8')).toContain('"msg":"recovery done"')
+  })
+})
