@@ -1,3 +1,4 @@
+import PQueue from 'p-queue'
 import {
   type Account,
   type Chain,
@@ -50,6 +51,11 @@ export type CreateChainClientsParameters<account extends Account | undefined = A
   readRetryCount?: number | undefined
   /** Base delay of the read retries' exponential backoff, ms. Default 150. */
   readRetryDelayMs?: number | undefined
+  /**
+   * Most RPC requests of the public client in flight at once; the rest wait in a queue (p-queue),
+   * so a burst of reads cannot flood the node. Default 8. Sends are not queued here.
+   */
+  maxConcurrentReads?: number | undefined
 }
 
 export type ChainClients<account extends Account | undefined = Account | undefined> = {
@@ -96,11 +102,17 @@ export function createChainClients<account extends Account | undefined = undefin
     timeoutMs = 10_000,
     readRetryCount = 2,
     readRetryDelayMs = 150,
+    maxConcurrentReads = 8,
   } = parameters
   const chain = defineRpcChain({ chainId, rpcUrl, name })
   const publicClient = createPublicClient({
     chain,
-    transport: http(rpcUrl, { timeout: timeoutMs, retryCount: readRetryCount, retryDelay: readRetryDelayMs }),
+    transport: http(rpcUrl, {
+      timeout: timeoutMs,
+      retryCount: readRetryCount,
+      retryDelay: readRetryDelayMs,
+      fetchFn: boundedFetch(maxConcurrentReads),
+    }),
   })
   const walletClient = account
     ? createWalletClient({
@@ -110,4 +122,12 @@ export function createChainClients<account extends Account | undefined = undefin
       })
     : undefined
   return { chain, publicClient, walletClient } as ChainClients<account>
+}
+
+/** `fetch` with at most `concurrency` requests in flight; the others wait their turn in order. */
+function boundedFetch(concurrency: number): typeof fetch {
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`maxConcurrentReads ${concurrency} must be a whole number >= 1`)
+  const queue = new PQueue({ concurrency })
+  return (input, init) => queue.add(() => fetch(input, init))
 }

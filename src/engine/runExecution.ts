@@ -58,7 +58,12 @@ export async function runExecution(
       signal,
     })
   } catch (error) {
-    return stopExecution(context, execution.id, error)
+    // Aborted (the daemon is stopping): an execution that never broadcast its execute is cancelled;
+    // a submitted one stays submitted for the next start's recovery.
+    const why = signal?.aborted
+      ? new ExecutionStop('rejected', `cancelled before broadcast: ${describe(signal.reason)}`)
+      : error
+    return stopExecution(context, execution.id, why)
   }
 }
 

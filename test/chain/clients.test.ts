@@ -73,6 +73,28 @@ describe.each([
   })
 })
 
+describe('createChainClients read queue', () => {
+  it('keeps at most maxConcurrentReads requests in flight; the others wait their turn', async () => {
+    const chain = chainWithRouter()
+    const proxy = await countingProxy(chain.rpcUrl)
+    servers.push(proxy)
+    const { publicClient } = createChainClients({
+      chainId: chain.chainId,
+      rpcUrl: proxy.url,
+      maxConcurrentReads: 2,
+    })
+    const balances = await Promise.all(
+      Array.from({ length: 12 }, () => publicClient.getBalance({ address: chain.payerAddress })),
+    )
+    expect(new Set(balances).size).toBe(1)
+    expect(proxy.methods.filter((method) => method === 'eth_getBalance')).toHaveLength(12)
+    expect(proxy.peakInFlight()).toBeLessThanOrEqual(2)
+    expect(() => createChainClients({ chainId: 1, rpcUrl: proxy.url, maxConcurrentReads: 0 })).toThrow(
+      'maxConcurrentReads 0 must be a whole number >= 1',
+    )
+  })
+})
+
 describe('createChainClients retries', () => {
   it('never retries a send; retries reads readRetryCount times', async () => {
     const rpc = await failingRpc()

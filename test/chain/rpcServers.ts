@@ -10,6 +10,8 @@ export type RpcServer = {
   methods: string[]
   /** TCP connections accepted. */
   connections: () => number
+  /** Most requests being answered at the same moment. */
+  peakInFlight: () => number
   close: () => Promise<void>
 }
 
@@ -35,13 +37,23 @@ function recordMethods(body: string, methods: string[]) {
 
 function serve(server: Server, methods: string[]): Promise<RpcServer> {
   let connections = 0
+  let inFlight = 0
+  let peak = 0
   server.on('connection', () => {
     connections += 1
+  })
+  server.on('request', (_request, response) => {
+    inFlight += 1
+    peak = Math.max(peak, inFlight)
+    response.on('close', () => {
+      inFlight -= 1
+    })
   })
   return listen(server).then((url) => ({
     url,
     methods,
     connections: () => connections,
+    peakInFlight: () => peak,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
