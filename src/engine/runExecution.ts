@@ -190,18 +190,6 @@ async function quoteAndSubmit(
         if (sent.status === 'refused')
           throw new ExecutionStop('failed', `the node refused approval ${tx.hash}: ${sent.error}`)
       }
-      const left = reply.quote.expiresAt * 1000 - context.now()
-      const required = minimumValidity(context, chain, context.now())
-      if (left < required) {
-        if (attempt < settings.maxQuoteAttempts) {
-          why = `quote ${reply.quote.quoteId} dropped after approvals: ${Math.max(0, left)} ms left, ${required} ms required; re-quoting, attempt ${attempt + 1} of ${settings.maxQuoteAttempts}`
-          continue
-        }
-        throw new ExecutionStop(
-          'expired',
-          `the quote had ${Math.max(0, left)} ms left after the approvals, ${required} ms required`,
-        )
-      }
     }
 
     let gas = settings.executeGasLimit
@@ -234,6 +222,20 @@ async function quoteAndSubmit(
       simulation = 'simulation skipped: it needs the approval, which a dry run does not send'
     }
 
+    // Right before the signature: approvals and simulation took time, and the promise is about now.
+    const left = reply.quote.expiresAt * 1000 - context.now()
+    const required = minimumValidity(context, chain, context.now())
+    if (left < required) {
+      const dropped = `${Math.max(0, Math.round(left))} ms of validity left before signing the execute, ${required} ms required`
+      if (attempt < settings.maxQuoteAttempts) {
+        why = `quote ${reply.quote.quoteId} dropped: ${dropped}; re-quoting, attempt ${attempt + 1} of ${settings.maxQuoteAttempts}`
+        continue
+      }
+      throw new ExecutionStop(
+        'expired',
+        `no quote with enough validity after ${attempt} attempts: ${dropped}`,
+      )
+    }
     const data = encodeFunctionData({
       abi: executorAbi,
       functionName: 'execute',
