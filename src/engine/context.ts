@@ -40,6 +40,9 @@ export type EngineHooks = {
   onStep?: ((step: TransactionStep) => void) | undefined
 }
 
+/** Every hook of {@link EngineHooks}, present. */
+export type EngineHookFunctions = { [Hook in keyof EngineHooks]-?: NonNullable<EngineHooks[Hook]> }
+
 /** The latest market price of an instrument, in its market's currency. */
 export type MarketPriceSource = (
   instrument: Instrument,
