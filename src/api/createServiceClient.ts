@@ -133,7 +133,7 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
       attempt += 1
       const remaining = deadline - localNow()
       if (remaining <= 0) throw new ServiceTimeoutError(description, budgetMs, attempt - 1, lastError)
-      const signal = combine(options.signal, remaining)
+      const { signal, dispose } = combine(options.signal, remaining)
       let bearer: string | undefined
       try {
         // Outside the limiter: a login is itself a request and must not wait for a slot held by us.
@@ -170,6 +170,8 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
             : new ServiceTimeoutError(description, budgetMs, attempt, error)
         }
         await sleep(delay, options.signal)
+      } finally {
+        dispose()
       }
     }
   }
@@ -292,9 +294,31 @@ function retryAfterMs(headers: Headers): number {
   return Number.isNaN(date) ? 1000 : Math.max(0, date - Date.now())
 }
 
-function combine(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal {
-  const timeout = AbortSignal.timeout(Math.max(1, timeoutMs))
-  return signal ? AbortSignal.any([signal, timeout]) : timeout
+/**
+ * The caller's signal and the attempt's time budget as one signal. Built on a controller and a
+ * timer rather than `AbortSignal.any([signal, AbortSignal.timeout(ms)])`: on Node 20 the combined
+ * signal stops firing once the timeout signal is garbage-collected, and a call to a server that
+ * never answers then hangs for ever. `dispose` clears the timer and the listener.
+ */
+function combine(
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController()
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')),
+    Math.max(1, timeoutMs),
+  )
+  const forward = () => controller.abort(signal?.reason)
+  if (signal?.aborted) forward()
+  else signal?.addEventListener('abort', forward, { once: true })
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', forward)
+    },
+  }
 }
 
 function isTimeout(error: unknown): boolean {
