@@ -166,7 +166,13 @@ export type StockrouteConfigFile = Pick<ConfigFile, 'service' | 'wallet' | 'chai
 
 /** A loaded configuration: the file's settings, its secrets resolved, its paths absolute. */
 export type StockrouteConfig = StockrouteConfigFile & {
-  secrets: { apiKey: string; apiSecret: string; privateKey: `0x${string}` }
+  secrets: {
+    apiKey: string
+    apiSecret: string
+    privateKey: `0x${string}`
+    /** The control API's bearer token, when `api.tokenEnv` names one. */
+    apiToken?: string | undefined
+  }
 }
 
 export class ConfigError extends Error {
@@ -311,6 +317,7 @@ export function loadConfig(path: string, environment: NodeJS.ProcessEnv = proces
   const apiKey = secret(file.service.apiKeyEnv)
   const apiSecret = secret(file.service.apiSecretEnv)
   const privateKey = secret(file.wallet.privateKeyEnv)
+  const apiToken = file.daemon.api.tokenEnv === undefined ? undefined : secret(file.daemon.api.tokenEnv)
   if (missing.length > 0) {
     throw new ConfigError(`missing secrets: ${missing.join(', ')}`, [
       `  set them in the environment or in ${dotenvPath} (NAME=value, one per line)`,
@@ -319,7 +326,7 @@ export function loadConfig(path: string, environment: NodeJS.ProcessEnv = proces
   if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
     throw new ConfigError(`${file.wallet.privateKeyEnv} must be a 0x-prefixed 32-byte hex private key`)
   }
-  return { ...file, secrets: { apiKey, apiSecret, privateKey: privateKey as `0x${string}` } }
+  return { ...file, secrets: { apiKey, apiSecret, privateKey: privateKey as `0x${string}`, apiToken } }
 }
 
 /** The live ledger's file name in the data directory. */

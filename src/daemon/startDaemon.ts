@@ -193,7 +193,9 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     }
 
     if (settings.api.enabled) {
-      const token = settings.api.tokenEnv ? process.env[settings.api.tokenEnv] : undefined
+      // Read with the other secrets (environment, then the .env beside the config); embedded runs have none.
+      const token =
+        config.secrets.apiToken ?? (settings.api.tokenEnv ? process.env[settings.api.tokenEnv] : undefined)
       resources.server = await startControlServer({
         engine,
         host: settings.api.host,
