@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import { registerChainsCommand } from './commands/chains.js'
 import { registerConfigCommand } from './commands/config.js'
+import { registerDoctorCommand } from './commands/doctor.js'
 import { registerKillSwitchCommands } from './commands/killSwitch.js'
 import { registerLocalChainsCommand } from './commands/localChains.js'
 import { registerMarketCommand } from './commands/market.js'
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerSandboxCommand(program)
   registerLocalChainsCommand(program)
   registerConfigCommand(program)
+  registerDoctorCommand(program)
   registerChainsCommand(program)
   registerTokensCommand(program)
   registerMarketCommand(program)

@@ -1,0 +1,99 @@
+import type { LocalAccount } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { ConfigError, loadDaemonConfig, type StockrouteConfig } from '../config.js'
+import { type DoctorCheck, type DoctorReport, reasonOf, reportOf } from './types.js'
+
+/** A configuration doctor can check (a service, its secrets loaded), or the report of why it cannot. */
+export type DoctorConfig =
+  | { kind: 'service'; config: StockrouteConfig }
+  | { kind: 'unusable'; reason: 'invalid' | 'embedded'; report: DoctorReport }
+
+/**
+ * Reads the configuration doctor is to check. A file that does not load (not found, invalid, a
+ * secret missing) or that runs an embedded sandbox (no service to check) gives a report with one
+ * failed `config` check that says why and what to do: `stockroute doctor` exits 2 for it.
+ *
+ * @example
+ * const loaded = loadDoctorConfig('stockroute.json')
+ * if (loaded.kind === 'service') await runDoctor(loaded.config)
+ */
+export function loadDoctorConfig(path: string, environment: NodeJS.ProcessEnv = process.env): DoctorConfig {
+  let loaded: ReturnType<typeof loadDaemonConfig>
+  try {
+    loaded = loadDaemonConfig(path, environment)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    const meta = error.metaMessages.map((line) => line.trim())
+    const found =
+      meta.length === 0
+        ? error.shortMessage
+        : `${error.shortMessage}${error.shortMessage.endsWith(':') ? ' ' : '; '}${meta.join('; ')}`
+    const fix = error.shortMessage.startsWith('config file not found')
+      ? 'give the path of a stockroute.json with --config (config/example.service.json shows one)'
+      : error.shortMessage.startsWith('missing secrets')
+        ? 'then run doctor again (.env.example lists them)'
+        : 'fix it, then run doctor again'
+    return unusable('invalid', `${found.replace(/\.$/, '')}; ${fix}`, {
+      configPath: path,
+    })
+  }
+  if (loaded.kind === 'embedded')
+    return unusable(
+      'embedded',
+      `${loaded.configPath} runs an embedded sandbox ("sandbox": {"embedded": true}): it names no service, chains or secrets, so there is nothing to check. To check a service, give a config that names one: \`stockroute sandbox --write-config ./sbx\` then \`stockroute doctor --config ./sbx/stockroute.json\` for the local sandbox, or a copy of config/example.service.json with its .env for a real deployment`,
+      { configPath: loaded.configPath, embedded: true },
+    )
+  return { kind: 'service', config: loaded.config }
+}
+
+function unusable(
+  reason: 'invalid' | 'embedded',
+  message: string,
+  details: Record<string, unknown>,
+): DoctorConfig {
+  return {
+    kind: 'unusable',
+    reason,
+    report: reportOf([{ name: 'config', status: 'fail', message, details }]),
+  }
+}
+
+/**
+ * The `config` check of a loaded configuration: what it names, that its secrets are set (never
+ * their values), the wallet they make, and the control API's token when one is named. Returns the
+ * wallet's account too (undefined when the private key is not a usable key).
+ */
+export function checkLoadedConfig(
+  config: StockrouteConfig,
+  _environment: NodeJS.ProcessEnv = process.env,
+): { check: DoctorCheck; account: LocalAccount | undefined } {
+  const secretNames = [config.service.apiKeyEnv, config.service.apiSecretEnv, config.wallet.privateKeyEnv]
+  const details: Record<string, unknown> = {
+    configPath: config.configPath,
+    serviceBaseUrl: config.service.baseUrl,
+    chainIds: config.chains.map((chain) => chain.chainId),
+    secrets: Object.fromEntries(secretNames.map((name) => [name, 'set (redacted)'])),
+    approvalPolicy: config.execution.approvalPolicy,
+    dryRun: config.execution.dryRun,
+    strategies: config.daemon.strategies.length,
+  }
+  let account: LocalAccount
+  try {
+    account = privateKeyToAccount(config.secrets.privateKey)
+  } catch (error) {
+    return {
+      account: undefined,
+      check: {
+        name: 'config',
+        status: 'fail',
+        message: `${config.wallet.privateKeyEnv} is not a usable private key (${reasonOf(error).split(':')[0]}): set the wallet's 32-byte key, 0x-prefixed`,
+        details,
+      },
+    }
+  }
+  details.wallet = account.address
+  const summary = `${config.configPath}: service ${config.service.baseUrl}, chains ${config.chains.map((chain) => chain.chainId).join(', ')}, wallet ${account.address}; ${secretNames.join(', ')} set (not shown)${config.execution.dryRun ? '; dry run: nothing is broadcast' : ''}`
+  // loadConfig already refused a named token that is set nowhere (environment or .env).
+  if (config.secrets.apiToken !== undefined) details.apiToken = 'set (redacted)'
+  return { account, check: { name: 'config', status: 'ok', message: `loaded ${summary}`, details } }
+}

@@ -1,0 +1,26 @@
+// `stockroute doctor` as a library: each check is a function the daemon can reuse (e.g. at start).
+export {
+  type ChainCheckOptions,
+  type ChainCheckParameters,
+  checkChain,
+  defaultMinGasWei,
+  type ServedChains,
+} from './chainChecks.js'
+export { checkLoadedConfig, type DoctorConfig, loadDoctorConfig } from './configCheck.js'
+export { type RunDoctorOptions, runDoctor } from './runDoctor.js'
+export {
+  apiTimestampWindowMs,
+  checkApiKey,
+  checkClock,
+  checkService,
+  clockWarnMs,
+  type ServiceCheckOptions,
+} from './serviceChecks.js'
+export {
+  type DoctorCheck,
+  type DoctorReport,
+  type DoctorStatus,
+  defaultDoctorTimeoutMs,
+  redactUrl,
+  reportOf,
+} from './types.js'
