@@ -21,7 +21,7 @@ export class ServiceHttpError extends StockrouteError {
   ) {
     super({
       code,
-      shortMessage: `${request.method} ${request.path} failed with ${status} ${bodyText(body)}: ${hint}`,
+      shortMessage: `${request.method} ${request.path} failed with ${status} ${serviceErrorText(body)}: ${hint}`,
       details: { status, body, request },
     })
   }
@@ -159,7 +159,13 @@ export function parseErrorBody(text: string): ServiceErrorBody {
   return { shape: 'unrecognized', text: text.slice(0, 500) }
 }
 
-function bodyText(body: ServiceErrorBody): string {
+/**
+ * What the service said in an error reply, whatever its shape (without stockroute's hint).
+ *
+ * @example
+ * serviceErrorText({ shape: 'code-message', code: 400, message: 'Invalid signature' }) // 'Invalid signature'
+ */
+export function serviceErrorText(body: ServiceErrorBody): string {
   switch (body.shape) {
     case 'error':
       return body.error

@@ -13,6 +13,7 @@ import {
   daemonSectionsShape,
   type EmbeddedSandboxConfig,
   embeddedSandboxSchema,
+  strictSection,
 } from './daemonConfig.js'
 
 const address = z
@@ -31,15 +32,6 @@ const wholeNumber = (min: number, max: number, hint = '') => {
 }
 
 const boolean = (what: string) => z.boolean({ error: `must be true or false (${what})` })
-
-/** A strict object: a misspelt field is an error that lists the fields there are, not a silent no-op. */
-const strictObject = <Shape extends z.core.$ZodLooseShape>(shape: Shape) =>
-  z.strictObject(shape, {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}: the fields are ${Object.keys(shape).join(', ')}`
-        : undefined,
-  })
 
 /** A positive decimal string with at most `decimals` decimals (JSON numbers lose precision). */
 const positiveDecimal = (decimals: number, example: string, unit: string) => {
@@ -60,7 +52,7 @@ const riskAmount = positiveDecimal(
  * The `execution` section: how the engine trades (see {@link EngineSettings}). Every field is
  * optional; absent fields take the engine's defaults.
  */
-export const executionConfigSchema = strictObject({
+export const executionConfigSchema = strictSection({
   /** `exact` (default): approve what a quote needs; `buffered`: plus `approvalBufferBps`; `unlimited`: 2^256-1. */
   approvalPolicy: z
     .enum(['exact', 'buffered', 'unlimited'], {
@@ -83,7 +75,7 @@ export const executionConfigSchema = strictObject({
   /** Largest distance of a quote's price from the market price, basis points (engine default 300). */
   maxPriceDeviationBps: wholeNumber(1, 10_000, ' (basis points: 100 is 1%)').optional(),
   /** Asset units per unit of each market's currency; absent markets keep the defaults. */
-  fxRates: strictObject({
+  fxRates: strictSection({
     usex: positiveDecimal(8, '1', 'asset units per USD').optional(),
     hkex: positiveDecimal(8, '0.1285', 'asset units per HKD').optional(),
     krex: positiveDecimal(8, '0.00072', 'asset units per KRW').optional(),
@@ -91,7 +83,7 @@ export const executionConfigSchema = strictObject({
   /** Spenders an approval may name besides each chain's pinned executor. */
   extraSpenders: z.array(address, { error: 'must be a list of 0x addresses' }).optional(),
   /** Asset-side limits in natural units of the assets (at par); absent: no limit. */
-  risk: strictObject({
+  risk: strictSection({
     maxTradeNotional: riskAmount.optional(),
     maxDailyNotional: riskAmount.optional(),
     maxChainDailyNotional: riskAmount.optional(),
@@ -196,13 +188,7 @@ export class ConfigError extends Error {
  */
 export function readConfigFile(path: string): StockrouteConfigFile {
   const configPath = resolve(path)
-  if (!existsSync(configPath)) throw new ConfigError(`config file not found: ${configPath}`)
-  let json: unknown
-  try {
-    json = JSON.parse(readFileSync(configPath, 'utf8'))
-  } catch (error) {
-    throw new ConfigError(`${configPath} is not valid JSON: ${(error as Error).message}`)
-  }
+  const json = readJsonFile(configPath)
   const parsed = configFileSchema.safeParse(json)
   if (!parsed.success) {
     throw new ConfigError(
@@ -269,13 +255,7 @@ export type DaemonConfig =
  */
 export function loadDaemonConfig(path: string, environment: NodeJS.ProcessEnv = process.env): DaemonConfig {
   const configPath = resolve(path)
-  if (!existsSync(configPath)) throw new ConfigError(`config file not found: ${configPath}`)
-  let json: unknown
-  try {
-    json = JSON.parse(readFileSync(configPath, 'utf8'))
-  } catch (error) {
-    throw new ConfigError(`${configPath} is not valid JSON: ${(error as Error).message}`)
-  }
+  const json = readJsonFile(configPath)
   if (typeof json !== 'object' || json === null || !('sandbox' in json))
     return { kind: 'service', config: loadConfig(configPath, environment) }
   const parsed = embeddedConfigFileSchema.safeParse(json)
@@ -414,4 +394,14 @@ export function engineChainConfigsOf(config: Pick<ConfigFile, 'chains'>): Engine
     operatorAddress: chain.operatorAddress,
     ...(chain.expectedInclusionMs === undefined ? {} : { defaultInclusionMs: chain.expectedInclusionMs }),
   }))
+}
+
+/** The JSON in a configuration file; {@link ConfigError} when it is missing or not JSON. */
+function readJsonFile(configPath: string): unknown {
+  if (!existsSync(configPath)) throw new ConfigError(`config file not found: ${configPath}`)
+  try {
+    return JSON.parse(readFileSync(configPath, 'utf8'))
+  } catch (error) {
+    throw new ConfigError(`${configPath} is not valid JSON: ${(error as Error).message}`)
+  }
 }

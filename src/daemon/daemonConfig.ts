@@ -24,7 +24,7 @@ const cronExpression = (example: string) =>
     )
 
 /** A strict object whose unknown fields are errors naming the fields there are (a typo is never ignored). */
-const strictSection = <Shape extends z.core.$ZodLooseShape>(shape: Shape) =>
+export const strictSection = <Shape extends z.core.$ZodLooseShape>(shape: Shape) =>
   z.strictObject(shape, {
     error: (issue) =>
       issue.code === 'unrecognized_keys'

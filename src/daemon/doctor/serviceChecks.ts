@@ -1,8 +1,8 @@
 import { type GetChainsReturnType, getChains } from '../../api/actions/getChains.js'
 import { getSpreadTables } from '../../api/actions/getSpreadTables.js'
 import type { CallOptions, ServiceClient } from '../../api/createServiceClient.js'
-import { ServiceAuthError } from '../../api/errors.js'
-import { type DoctorCheck, reasonOf, serviceBodyText, withTimeout } from './types.js'
+import { ServiceAuthError, serviceErrorText } from '../../api/errors.js'
+import { type DoctorCheck, reasonOf, withTimeout } from './types.js'
 
 /** Clock offsets above this are worth a warning, ms. */
 export const clockWarnMs = 2_000
@@ -145,8 +145,8 @@ export async function checkApiKey(
       return {
         name: 'api-key',
         status: 'fail',
-        message: `the service refused the API key: ${error.status} ${serviceBodyText(error)}; check ${apiKeyEnv} and ${apiSecretEnv} (a key and its secret go together; no quotes or spaces around them in .env) and this machine's clock`,
-        details: { path, status: error.status, error: serviceBodyText(error) },
+        message: `the service refused the API key: ${error.status} ${serviceErrorText(error.body)}; check ${apiKeyEnv} and ${apiSecretEnv} (a key and its secret go together; no quotes or spaces around them in .env) and this machine's clock`,
+        details: { path, status: error.status, error: serviceErrorText(error.body) },
       }
     return {
       name: 'api-key',

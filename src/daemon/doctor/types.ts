@@ -1,5 +1,5 @@
 import { BaseError } from 'viem'
-import { ServiceHttpError } from '../../api/errors.js'
+import { ServiceHttpError, serviceErrorText } from '../../api/errors.js'
 import { StockrouteError } from '../../domain/errors.js'
 
 /** `ok`: as it should be; `warn`: works, but look at it; `fail`: trading would fail or be unsafe. */
@@ -74,7 +74,7 @@ export function reasonOf(error: unknown): string {
 /** An error's own message, first line, without a trailing period. */
 function headOf(error: unknown): string {
   let text: string
-  if (error instanceof ServiceHttpError) text = `${error.status} ${serviceBodyText(error)}`
+  if (error instanceof ServiceHttpError) text = `${error.status} ${serviceErrorText(error.body)}`
   else if (error instanceof StockrouteError) text = error.shortMessage
   else if (error instanceof BaseError) text = error.shortMessage
   else if (error instanceof Error) text = error.message || error.name
@@ -95,21 +95,6 @@ function rootCauseOf(error: unknown): unknown {
     current = next
   }
   return current
-}
-
-/** What the service said in an error reply (its message, without stockroute's hint). */
-export function serviceBodyText(error: ServiceHttpError): string {
-  const body = error.body
-  switch (body.shape) {
-    case 'error':
-      return body.error
-    case 'code-message':
-      return body.message
-    case 'code-message-details':
-      return body.details ? `${body.message} (${body.details})` : body.message
-    case 'unrecognized':
-      return body.text
-  }
 }
 
 /**

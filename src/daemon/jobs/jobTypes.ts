@@ -1,14 +1,10 @@
 import type { Client } from 'viem'
+import type { EngineLogger } from '../../engine/context.js'
 
 // What the daemon's cron jobs share: a pino-shaped logger and a chain to read from.
 
-/** A structured logger (pino's shape). A job logs nothing unless given one. */
-export type JobLogger = {
-  debug: (fields: Record<string, unknown>, message: string) => void
-  info: (fields: Record<string, unknown>, message: string) => void
-  warn: (fields: Record<string, unknown>, message: string) => void
-  error: (fields: Record<string, unknown>, message: string) => void
-}
+/** A structured logger (pino's shape, the engine's): a job logs nothing unless given one. */
+export type JobLogger = EngineLogger
 
 /** A configured chain and a client that reads it (viem's public client, or any client with a transport). */
 export type JobChain = {

@@ -1,12 +1,12 @@
 import { RouterQuoteParameterError } from '../../api/actions/getRouterQuote.js'
 import {
   ServiceBadRequestError,
-  type ServiceErrorBody,
   ServiceNotFoundError,
   ServiceRateLimitError,
   ServiceTimeoutError,
   ServiceTransportError,
   ServiceUnavailableError,
+  serviceErrorText,
 } from '../../api/errors.js'
 import { EngineError } from '../../engine/errors.js'
 import { ControlApiError } from './errors.js'
@@ -54,7 +54,7 @@ export function translateEngineError(error: unknown): ControlApiError | undefine
     return new ControlApiError({
       status: 422,
       code: 'SERVICE_REFUSED',
-      message: `The service refused the request (${error.status}: ${serviceMessage(error.body)}): ${hint}.`,
+      message: `The service refused the request (${error.status}: ${serviceErrorText(error.body)}): ${hint}.`,
       cause: error,
     })
   }
@@ -79,17 +79,4 @@ export function translateEngineError(error: unknown): ControlApiError | undefine
       cause: error,
     })
   return undefined
-}
-
-function serviceMessage(body: ServiceErrorBody): string {
-  switch (body.shape) {
-    case 'error':
-      return body.error
-    case 'code-message':
-      return body.message
-    case 'code-message-details':
-      return body.details ? `${body.message}, ${body.details}` : body.message
-    case 'unrecognized':
-      return body.text.slice(0, 200)
-  }
 }
