@@ -12,7 +12,8 @@ import {
   uintToText,
 } from './codec.js'
 import type { RepositoryContext } from './context.js'
-import { checkTokenInfo, createPositionWriter, fillEntryOfRow, type PositionRecord } from './positions.js'
+import type { PositionRecord } from './positionAccounting.js'
+import { checkTokenInfo, createPositionWriter, fillEntryOfRow } from './positionRows.js'
 
 /**
  * One settlement, decoded from the executor's `QuoteExecuted(quoteId, taker, stockToken,
