@@ -30,9 +30,10 @@ function usdValueOf(ticker: string, exchange: ExchangeCode, shares: bigint): big
   return shares * price * usdPerMarketCurrency[marketCodes[exchange]]
 }
 
-/** A 1e16-scaled USD value rounded down to cents, as the endpoint renders it. */
+/** A 1e16-scaled USD value rounded down to cents, as the endpoint renders it: always two decimals. */
 function cents(scaled: bigint): string {
-  return formatUnits(scaled / 10n ** 14n, 2)
+  const [whole, fraction = ''] = formatUnits(scaled / 10n ** 14n, 2).split('.')
+  return `${whole}.${fraction.padEnd(2, '0')}`
 }
 
 beforeAll(async () => {
