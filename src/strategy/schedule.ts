@@ -1,5 +1,6 @@
 import type { ExchangeCode } from '../domain/markets.js'
 import { type ScheduleStrategyConfig, scheduleStrategyConfigSchema } from './config.js'
+import { instrumentOf } from './instrumentOf.js'
 import { latestCronFireTimes } from './latestCronFireTimes.js'
 import { parseStrategyConfig } from './parseStrategyConfig.js'
 import type { MarketSymbol, Strategy, StrategyInput, StrategyIntent } from './types.js'
@@ -65,8 +66,11 @@ export function createScheduleStrategy(
     timezone,
     maxCatchUp,
     dueFireTimes,
+    // The decision needs no price, but the trade does: the engine's guard compares the quote with
+    // the market price, so the daemon keeps this one fresh too.
     symbols(): MarketSymbol[] {
-      return []
+      const { market, symbol } = instrumentOf(parsed)
+      return [{ market, symbol }]
     },
     evaluate(input: StrategyInput): StrategyIntent[] {
       const sinceMs = input.sinceMs ?? input.nowMs - defaultScheduleLookbackMs

@@ -114,7 +114,8 @@ describe('createScheduleStrategy', () => {
       amountType: 'stocktoken',
       cron: '*/5 * * * * *',
     })
-    expect(strategy.symbols()).toEqual([])
+    // Traded, so priced: the guard compares the firm quote with it.
+    expect(strategy.symbols()).toEqual([{ market: 'hkex', symbol: '0700' }])
     expect(strategy.evaluate(snapshot({ sinceMs: t0, nowMs: t0 + 5_000 }))).toEqual([
       {
         intentId: 'schedule:dca-aapl:2026-01-05T14:00:05.000Z',

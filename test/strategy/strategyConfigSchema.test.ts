@@ -177,7 +177,7 @@ describe('createStrategy', () => {
     ])
     expect(built.map((strategy) => strategy.symbols())).toEqual([
       [{ market: 'hkex', symbol: '0700' }],
-      [],
+      [{ market: 'usex', symbol: 'AAPL' }],
       [
         { market: 'usex', symbol: 'AAPL' },
         { market: 'hkex', symbol: '0700' },
