@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -32,7 +31,7 @@ import {
   fundAddress,
   localChains,
 } from '../helpers/localChains.js'
-import { repoRoot } from '../helpers/processes.js'
+import { type CliRun, repoRoot, runStockroute } from '../helpers/processes.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 
 // `stockroute doctor` as a user runs it: the CLI spawned against this file's sandbox service and
@@ -62,34 +61,9 @@ beforeAll(async () => {
   writeFileSync(envPath, env, { mode: 0o600 })
 })
 
-type Run = { code: number | null; stdout: string; stderr: string; elapsedMs: number }
-
 /** Runs `stockroute doctor <args>` (give --config) and collects its output. */
-function doctor(...args: string[]): Promise<Run> {
-  // The secrets come from the .env beside the config, not from this process's environment.
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('STOCKROUTE_')),
-  )
-  const started = performance.now()
-  const child = spawn(process.execPath, ['bin/stockroute.js', 'doctor', ...args], {
-    cwd: repoRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString()
-  })
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString()
-  })
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) =>
-      resolve({ code, stdout, stderr, elapsedMs: Math.round(performance.now() - started) }),
-    )
-  })
+function doctor(...args: string[]): Promise<CliRun> {
+  return runStockroute(['doctor', ...args])
 }
 
 /** Writes a variant of the sandbox config beside it (so the same .env applies) and returns its path. */
@@ -99,7 +73,7 @@ function variant(name: string, change: (config: ConfigFileInput) => ConfigFileIn
   return path
 }
 
-function reportOf(run: Run): DoctorReport {
+function reportOf(run: CliRun): DoctorReport {
   expect(run.stderr).toBe('')
   return JSON.parse(run.stdout) as DoctorReport
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,7 +11,7 @@ import { formatPrice, parsePrice } from '../../src/domain/units.js'
 import { describeSandbox } from '../../src/sandbox/describe.js'
 import { writeSandboxConfig } from '../../src/sandbox/writeSandboxConfig.js'
 import { chainWithoutRouter, chainWithRouter } from '../helpers/localChains.js'
-import { repoRoot } from '../helpers/processes.js'
+import { type CliRun, runStockroute } from '../helpers/processes.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 
 // The service's clock stands still during each test, so the CLI (a child process) and the action
@@ -32,34 +31,12 @@ beforeAll(() => {
   )
 })
 
-type Run = { code: number | null; stdout: string; stderr: string }
-
 /** Runs `stockroute <args> --config <the sandbox's config>` and collects its output. */
-function stockroute(...args: string[]): Promise<Run> {
-  // The secrets come from the .env beside the config, not from this process's environment.
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('STOCKROUTE_')),
-  )
-  const child = spawn(process.execPath, ['bin/stockroute.js', ...args, '--config', configPath], {
-    cwd: repoRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString()
-  })
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString()
-  })
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
+function stockroute(...args: string[]): Promise<CliRun> {
+  return runStockroute([...args, '--config', configPath])
 }
 
-function json(run: Run): unknown {
+function json(run: CliRun): unknown {
   expect(run.stderr).toBe('')
   expect(run.code).toBe(0)
   return JSON.parse(run.stdout)

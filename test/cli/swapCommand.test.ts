@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,7 +18,7 @@ import {
   fundAddress,
   localChains,
 } from '../helpers/localChains.js'
-import { repoRoot } from '../helpers/processes.js'
+import { type CliRun, runStockroute } from '../helpers/processes.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 
 // `stockroute swap`, `halt` and `resume` as a user runs them: the CLI spawned with a config written
@@ -50,31 +49,9 @@ beforeAll(async () => {
   writeFileSync(envPath, env, { mode: 0o600 })
 })
 
-type Run = { code: number | null; stdout: string; stderr: string }
-
 /** Runs `stockroute <args> --config <this file's config>` and collects its output. */
-function stockroute(...args: string[]): Promise<Run> {
-  // The secrets come from the .env beside the config, not from this process's environment.
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('STOCKROUTE_')),
-  )
-  const child = spawn(process.execPath, ['bin/stockroute.js', ...args, '--config', configPath], {
-    cwd: repoRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString()
-  })
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString()
-  })
-  return new Promise((resolve, reject) => {
-    child.once('error', reject)
-    child.once('close', (code) => resolve({ code, stdout, stderr }))
-  })
+function stockroute(...args: string[]): Promise<CliRun> {
+  return runStockroute([...args, '--config', configPath])
 }
 
 /** `stockroute swap` of `amount` (asset on a buy, shares on a sell) on `chain`. */
@@ -96,7 +73,7 @@ function swap(chain: LocalChain, side: 'buy' | 'sell', amount: string, ...more: 
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read the printed JSON freely
-function printed(run: Run): any {
+function printed(run: CliRun): any {
   return JSON.parse(run.stdout)
 }
 

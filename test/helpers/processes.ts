@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 
 export const repoRoot = join(import.meta.dirname, '..', '..')
 
@@ -74,4 +75,38 @@ export function exitOf(child: ChildProcess): Promise<{ code: number | null; sign
     return Promise.resolve({ code: child.exitCode, signal: child.signalCode })
   }
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+}
+
+/** What a run of the CLI printed, how it ended and how long it took. */
+export type CliRun = { code: number | null; stdout: string; stderr: string; elapsedMs: number }
+
+/**
+ * Runs `stockroute <args>` to its end and collects its output. The STOCKROUTE_* variables of this
+ * process are removed from the child's environment, so secrets come from the .env beside the
+ * config, as they would for a user.
+ */
+export function runStockroute(args: readonly string[]): Promise<CliRun> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('STOCKROUTE_')),
+  )
+  const started = performance.now()
+  const child = spawn(process.execPath, ['bin/stockroute.js', ...args], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString()
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', (code) =>
+      resolve({ code, stdout, stderr, elapsedMs: Math.round(performance.now() - started) }),
+    )
+  })
 }
