@@ -182,14 +182,17 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       logger,
     })
     let tickTimer: NodeJS.Timeout | undefined
-    const runTick = async () => {
-      try {
-        status.lastTick = await tick()
-        logTick(logger, status.lastTick)
-      } catch (error) {
-        logger.error({ error: messageOf(error) }, 'market-data tick failed')
-      }
-      if (status.state === 'running') tickTimer = setTimeout(runTick, settings.marketData.intervalMs)
+    let tickInProgress: Promise<void> = Promise.resolve()
+    const runTick = () => {
+      tickInProgress = (async () => {
+        try {
+          status.lastTick = await tick()
+          logTick(logger, status.lastTick)
+        } catch (error) {
+          logger.error({ error: messageOf(error) }, 'market-data tick failed')
+        }
+        if (status.state === 'running') tickTimer = setTimeout(runTick, settings.marketData.intervalMs)
+      })()
     }
 
     if (settings.api.enabled) {
@@ -208,48 +211,36 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       write(`control API ${resources.server.url} (POST /v1/swaps, GET /v1/quotes, /health, /metrics)`)
     }
 
-    const jobs = [
-      cron.schedule(settings.jobs.tokenRefresh, () => void refreshTokens(), {
-        name: 'token-refresh',
-        noOverlap: true,
-      }),
-      cron.schedule(
-        settings.jobs.corporateActions,
-        async () => {
-          const report = await syncCorporateActions({
-            ledger,
-            service,
-            chains: jobChains,
-            logger,
-            signal: shutdown.signal,
-          })
-          if (report.applied + report.income > 0)
-            write(
-              `corporate actions: ${report.applied} applied, ${report.income} dividends recorded as income`,
-            )
-        },
-        { name: 'corporate-actions', noOverlap: true },
-      ),
-      cron.schedule(
-        settings.jobs.reconciliation,
-        async () => {
-          const report = await reconcilePositions({
-            ledger,
-            service,
-            chains: jobChains,
-            owner: account.address,
-            logger,
-          })
-          metrics.recordReconciliation(report.counts.total)
-          status.lastReconciliation = {
-            atMs: Date.now(),
-            discrepancies: report.counts.total,
-            checked: report.checked,
-          }
-        },
-        { name: 'reconciliation', noOverlap: true },
-      ),
-    ]
+    const jobs = createJobRunner(logger)
+    jobs.schedule('token-refresh', settings.jobs.tokenRefresh, async () => {
+      await refreshTokens()
+    })
+    jobs.schedule('corporate-actions', settings.jobs.corporateActions, async () => {
+      const report = await syncCorporateActions({
+        ledger,
+        service,
+        chains: jobChains,
+        logger,
+        signal: shutdown.signal,
+      })
+      if (report.applied + report.income > 0)
+        write(`corporate actions: ${report.applied} applied, ${report.income} dividends recorded as income`)
+    })
+    jobs.schedule('reconciliation', settings.jobs.reconciliation, async () => {
+      const report = await reconcilePositions({
+        ledger,
+        service,
+        chains: jobChains,
+        owner: account.address,
+        logger,
+      })
+      metrics.recordReconciliation(report.counts.total)
+      status.lastReconciliation = {
+        atMs: Date.now(),
+        discrepancies: report.counts.total,
+        checked: report.checked,
+      }
+    })
 
     const summaryTimer = setInterval(() => {
       const tickNote = status.lastTick
@@ -263,7 +254,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     }, settings.summaryIntervalSeconds * 1000)
     summaryTimer.unref()
 
-    void runTick()
+    runTick()
     write(
       `trading ${strategies.length} strategies on chains ${chainIds.join(', ')}${parameters.durationSeconds ? ` for ${parameters.durationSeconds} s` : ' until Ctrl-C'}`,
     )
@@ -289,8 +280,10 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
         )
         clearTimeout(durationTimer)
         clearTimeout(tickTimer)
+        // A tick in progress may still submit: let it end before the engine stops taking intents.
+        await tickInProgress
         clearInterval(summaryTimer)
-        for (const job of jobs) await job.stop()
+        await jobs.stop()
         await resources.server?.close()
         const closed = engine.close()
         const graceOver = new Promise<'grace over'>((resolve) =>
@@ -347,4 +340,30 @@ function logTick(
     { prices: report.prices, submitted: report.submitted, refused: report.refused.length },
     'market-data tick',
   )
+}
+
+/**
+ * The daemon's cron jobs (node-cron, never two runs of one job at once): a failing run is logged
+ * and the next one tried; `stop` unschedules them and waits for runs in progress, so nothing
+ * touches the ledger after it is closed.
+ */
+function createJobRunner(logger: { error: (fields: Record<string, unknown>, message: string) => void }) {
+  const tasks: ReturnType<typeof cron.schedule>[] = []
+  const running = new Set<Promise<void>>()
+  return {
+    schedule(name: string, expression: string, run: () => Promise<void>) {
+      const guarded = () => {
+        const current = run().catch((error: unknown) =>
+          logger.error({ job: name, error: messageOf(error) }, 'job failed'),
+        )
+        running.add(current)
+        return current.finally(() => running.delete(current))
+      }
+      tasks.push(cron.schedule(expression, guarded, { name, noOverlap: true }))
+    },
+    async stop() {
+      for (const task of tasks) await task.stop()
+      await Promise.allSettled([...running])
+    },
+  }
 }
