@@ -227,6 +227,10 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
         write(`corporate actions: ${report.applied} applied, ${report.income} dividends recorded as income`)
     })
     jobs.schedule('reconciliation', settings.jobs.reconciliation, async () => {
+      // Fills first (the settlement logs since the checkpoint), then compare positions.
+      const settlements = await engine.syncSettlements()
+      if (settlements.unattributedFills > 0)
+        logger.warn(settlements, 'settlements of this wallet that no execution of the ledger holds')
       const report = await reconcilePositions({
         ledger,
         service,

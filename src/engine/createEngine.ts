@@ -20,7 +20,7 @@ import { type GuardVerdict, guardQuote } from './guardQuote.js'
 import { checkIntent, type SwapIntent } from './intent.js'
 import { type ApprovalPlan, planApprovals } from './planApprovals.js'
 import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js'
-import { type RecoveryReport, recoverExecutions } from './recoverExecutions.js'
+import { type RecoveryReport, recordFillsSinceCheckpoint, recoverExecutions } from './recoverExecutions.js'
 import { createInstrumentResolver, type Instrument } from './resolveInstrument.js'
 import { runExecution } from './runExecution.js'
 import { defaultEngineSettings, type EngineSettings } from './settings.js'
@@ -70,6 +70,11 @@ export type Engine = {
   readonly settings: EngineSettings
   /** Reconciles everything a previous run left unfinished (run it once, before new intents). */
   recover(options?: { signal?: AbortSignal | undefined }): Promise<RecoveryReport>
+  /**
+   * Records the settlements in the executors' logs since each chain's checkpoint as fills (those
+   * of this ledger's quotes, idempotently) and moves the checkpoints to the heads.
+   */
+  syncSettlements(): Promise<Pick<RecoveryReport, 'fillsRecorded' | 'unattributedFills'>>
   /**
    * Records the intent and starts its execution; resolves once it is recorded, with the
    * execution's id and a promise of its end. An intent id seen before is not executed again: its
@@ -169,6 +174,13 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     settings,
     async recover(options = {}) {
       return recoverExecutions(context, chains, options)
+    },
+    async syncSettlements() {
+      const counts = { fillsRecorded: 0, unattributedFills: 0 }
+      await Promise.all(
+        [...chains.values()].map((chain) => recordFillsSinceCheckpoint(context, chain, counts)),
+      )
+      return counts
     },
     async submit(intent, options = {}) {
       if (closed)

@@ -148,10 +148,21 @@ async function reconcileOne(
   return 'rebroadcast'
 }
 
-async function recordFillsSinceCheckpoint(
+/**
+ * Records every settlement of this wallet in the executor's logs since the chain's checkpoint as
+ * a fill of the execution holding its quote (idempotent: a fill already recorded changes nothing),
+ * counts settlements no execution holds, and moves the checkpoint to the head. The first call on a
+ * chain only sets the checkpoint. Recovery runs it at start; the daemon runs it periodically, so
+ * the range read at the next start stays short.
+ *
+ * @example
+ * const counts = { fillsRecorded: 0, unattributedFills: 0 }
+ * await recordFillsSinceCheckpoint(context, chain, counts)
+ */
+export async function recordFillsSinceCheckpoint(
   context: EngineContext,
   chain: ChainRuntime,
-  report: RecoveryReport,
+  report: Pick<RecoveryReport, 'fillsRecorded' | 'unattributedFills'>,
 ) {
   const { ledger } = context
   const head = await getBlockNumber(chain.publicClient, { cacheTime: 0 })

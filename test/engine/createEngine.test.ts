@@ -1,5 +1,6 @@
 import { erc20Abi } from 'viem'
 import { describe, expect, it } from 'vitest'
+import { quoteAndExecute } from '../api/actions/quoteExecution.js'
 import { createTestEngine, engineLedgers, positionsAgainstChain } from '../helpers/engine.js'
 import { chainWithoutRouter, chainWithRouter, clientsFor, tokenOf } from '../helpers/localChains.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
@@ -169,6 +170,43 @@ describe('engine end to end', () => {
       expect(held).toBe(2n)
       for (const position of await positionsAgainstChain(ledger, account.address))
         expect(position.ledger).toBe(position.onChain)
+    } finally {
+      await close()
+    }
+  })
+})
+
+describe('engine.syncSettlements', () => {
+  it('finds nothing new after its own executions, and counts a settlement made outside it', async () => {
+    const chain = chainWithRouter()
+    const { engine, ledger, privateKey, client, close } = await createTestEngine(service(), {
+      ledgerPath: ledgers.path(),
+      funding: { asset: '5000' },
+    })
+    try {
+      const buy = await engine.execute({
+        intentId: 'sync-1',
+        chainId: chain.chainId,
+        ticker: 'AAPL',
+        exchange: 0,
+        side: 'buy',
+        amountIn: '500',
+      })
+      expect(buy.execution.state, buy.execution.reason).toBe('confirmed')
+      expect(await engine.syncSettlements()).toEqual({ fillsRecorded: 0, unattributedFills: 0 })
+      const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+      expect(ledger.checkpoints.getCheckpoint(chain.chainId)).toBe(
+        await publicClient.getBlockNumber({ cacheTime: 0 }),
+      )
+
+      // The same wallet trades by hand: the ledger holds no execution for that quote.
+      await quoteAndExecute(client, chain, clientsFor(chain, privateKey), {
+        ticker: 'AAPL',
+        isBuy: true,
+        amountIn: '300',
+      })
+      expect(await engine.syncSettlements()).toEqual({ fillsRecorded: 0, unattributedFills: 1 })
+      expect(ledger.fills.listFills()).toHaveLength(1)
     } finally {
       await close()
     }
