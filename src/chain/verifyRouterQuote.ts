@@ -10,7 +10,13 @@ import { routerQuoteTypes, type SignedQuoteStruct } from '../domain/routerQuote.
 import type { ExecutorDomain } from './readExecutorDomain.js'
 
 /** The rule a router quote broke. */
-export type RouterQuoteRule = 'signer' | 'domain' | 'expired' | 'validity'
+export type RouterQuoteRule = 'signer' | 'domain' | 'expired' | 'validity' | 'horizon'
+
+/** A router quote is valid for 10 seconds (interface reference, router quote). */
+export const routerQuoteValidityMs = 10_000
+
+/** The clock skew allowed between the service and us (the sandbox's ±30 s for signed requests). */
+export const allowedClockSkewMs = 30_000
 
 /** The guard's cryptographic verdict on one router quote. */
 export type RouterQuoteVerdict =
@@ -62,6 +68,12 @@ export type VerifyRouterQuoteParameters = {
    * another chain or contract and is rejected under rule `domain` naming it, instead of `signer`.
    */
   knownExecutors?: readonly KnownExecutor[] | undefined
+  /**
+   * Furthest an `expires_at` may lie ahead, ms: a quote claiming more than the reference's 10 s of
+   * validity (plus the allowed clock skew) was not issued under the reference's rules and is refused
+   * under rule `horizon`. Default {@link routerQuoteValidityMs} + {@link allowedClockSkewMs}.
+   */
+  maxValidityMs?: number | undefined
 }
 
 const fieldBits = { name: 0x01, version: 0x02, chainId: 0x04, verifyingContract: 0x08, salt: 0x10 } as const
@@ -147,6 +159,13 @@ export async function verifyRouterQuote(
       { expiresAt: quote.expiresAt.toString(), now: nowMs },
     )
   const remainingMs = Number(quote.expiresAt) * 1000 - nowMs
+  const maxValidityMs = parameters.maxValidityMs ?? routerQuoteValidityMs + allowedClockSkewMs
+  if (remainingMs > maxValidityMs)
+    return reject(
+      'horizon',
+      `the quote expires at ${expiresAtIso}, ${Math.round(remainingMs / 1000)} s from now: a router quote is valid for ${routerQuoteValidityMs / 1000} s, so more than ${Math.round(maxValidityMs / 1000)} s (with the allowed clock skew) means it was not issued under the service's rules, or this machine's clock is wrong. Do not execute it; check the clock (stockroute doctor) and request a new quote`,
+      { expiresAt: quote.expiresAt.toString(), remainingMs, maxValidityMs },
+    )
   if (remainingMs < minValidityMs)
     return reject(
       'validity',

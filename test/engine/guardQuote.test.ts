@@ -75,6 +75,13 @@ describe.each([
     expectNothingSigned(result)
   })
 
+  it('rejects a validly signed quote expiring hours ahead, beyond the reference\'s 10 s (rule horizon)', async () => {
+    const result = await executeUnderFault(pickChain(), 'far-expiry')
+    expect(result.outcome.execution.state).toBe('rejected')
+    expect(result.outcome.execution.reason).toMatch(/^guard horizon: the quote expires at .*a router quote is valid for 10 s/)
+    expectNothingSigned(result)
+  })
+
   it('rejects a validly signed quote for another amount than asked (rule request)', async () => {
     const result = await executeUnderFault(pickChain(), 'wrong-amount')
     expect(result.outcome.execution.state).toBe('rejected')

@@ -5,7 +5,7 @@
 /**
  * What the next router quotes get wrong (see quotes/quoteFaults.ts for each one's effect).
  * Signature faults: `wrong-signer`, `tampered-amount`, `wrong-domain`. Validly signed but not what
- * was asked for: `wrong-amount`, `wrong-token`, `wrong-spender`, `expired`, `short-validity`.
+ * was asked for: `wrong-amount`, `wrong-token`, `wrong-spender`, `expired`, `short-validity`, `far-expiry`.
  */
 export const quoteFaultNames = [
   'wrong-signer',
@@ -15,6 +15,7 @@ export const quoteFaultNames = [
   'wrong-spender',
   'expired',
   'short-validity',
+  'far-expiry',
   'wrong-domain',
 ] as const
 

@@ -51,6 +51,7 @@ export type SignedQuote = {
  * - `wrong-spender`: the approval names the chain's payer, not the executor, as spender.
  * - `expired`: `expires_at` 5 seconds ago, validly signed.
  * - `short-validity`: `expires_at` the current second + 1, validly signed.
+ * - `far-expiry`: `expires_at` two hours ahead, validly signed (a quote outside the reference's 10 s).
  * - `wrong-domain`: signed by the operator in the domain of chain id + 1000.
  *
  * @example
@@ -81,6 +82,8 @@ export async function signQuoteWithFault(quote: QuoteToSign): Promise<SignedQuot
     struct = { ...struct, expiresAt: BigInt(nowSeconds - 5) }
   } else if (fault === 'short-validity') {
     struct = { ...struct, expiresAt: BigInt(nowSeconds + 1) }
+  } else if (fault === 'far-expiry') {
+    struct = { ...struct, expiresAt: BigInt(nowSeconds + 7_200) }
   }
 
   const domain = routerQuoteDomain(chain)
