@@ -29,7 +29,7 @@ export const executionStates = [
 ] as const
 export type ExecutionState = (typeof executionStates)[number]
 
-/** Terminal states: nothing leaves them. */
+/** Terminal states: only a reorg that removes the deciding transaction leaves them (back to submitted). */
 export const terminalExecutionStates = ['confirmed', 'failed', 'expired', 'rejected'] as const
 export type TerminalExecutionState = (typeof terminalExecutionStates)[number]
 
@@ -40,7 +40,9 @@ export type TerminalExecutionState = (typeof terminalExecutionStates)[number]
  * request in flight). `rejected` is a refusal before anything is
  * broadcast for the execute (risk limit, kill switch, guard), `expired` a quote that ran out
  * (including a submitted transaction cancelled by replacement or reverted for expiry), `failed`
- * anything else. Once submitted, only the chain decides: confirmed, failed or expired.
+ * anything else. Once submitted, only the chain decides: confirmed, failed or expired; and a reorg
+ * that takes the deciding transaction out of the chain moves a confirmed, failed or expired
+ * execution back to submitted, until its transaction lands again.
  */
 export const executionTransitions = {
   intent: ['quoting', 'rejected', 'failed'],
@@ -48,9 +50,9 @@ export const executionTransitions = {
   quoted: ['approving', 'submitted', 'quoting', 'rejected', 'failed', 'expired'],
   approving: ['submitted', 'quoting', 'rejected', 'failed', 'expired'],
   submitted: ['confirmed', 'failed', 'expired'],
-  confirmed: [],
-  failed: [],
-  expired: [],
+  confirmed: ['submitted'],
+  failed: ['submitted'],
+  expired: ['submitted'],
   rejected: [],
 } as const satisfies Record<ExecutionState, readonly ExecutionState[]>
 
@@ -154,6 +156,8 @@ export type ExecutionRecord = {
   quote: unknown
   notional: ExecutionNotional | null
   state: ExecutionState
+  /** Moves since creation: every transition is a compare-and-set on (state, version). */
+  version: number
   /** The reason of the last transition. */
   reason: string
   createdAtMs: number
@@ -197,6 +201,7 @@ type ExecutionRow = {
   notional: string | null
   asset_decimals: number | null
   state: ExecutionState
+  version: number
   reason: string
   created_at_ms: number
   updated_at_ms: number
@@ -234,6 +239,7 @@ function toRecord(row: ExecutionRow): ExecutionRecord {
             decimals: row.asset_decimals,
           },
     state: row.state,
+    version: row.version,
     reason: row.reason,
     createdAtMs: row.created_at_ms,
     updatedAtMs: row.updated_at_ms,
@@ -271,7 +277,9 @@ export type ExecutionsRepository = {
   createExecution(execution: NewExecution): ExecutionRecord
   /**
    * Moves an execution from `from` to `to` if the move is allowed and the execution is still in
-   * `from` (compare-and-set), applies `patch`, and appends the event, all in one transaction.
+   * `from` (compare-and-set), applies `patch`, and appends the event, all in one transaction. Given
+   * the record last read (`from` as an {@link ExecutionRecord}), the compare-and-set is on its state
+   * AND version, so a move decided on a stale read fails even when the state came back.
    * Throws {@link ExecutionStateError}: `ILLEGAL_TRANSITION`, `EXECUTION_STATE_CONFLICT`,
    * `EXECUTION_NOT_FOUND`, or `DUPLICATE_QUOTE` when the quote id belongs to another execution.
    *
@@ -282,7 +290,7 @@ export type ExecutionsRepository = {
    */
   transition(
     executionId: number,
-    from: ExecutionState,
+    from: ExecutionState | Pick<ExecutionRecord, 'state' | 'version'>,
     to: ExecutionState,
     reason: string,
     patch?: ExecutionPatch,
@@ -373,16 +381,17 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
         set_notional: number
         notional: string | null
         asset_decimals: number | null
+        version: number | null
       },
     ]
   >(
     `UPDATE executions SET
-       state = @to, reason = @reason, updated_at_ms = @now,
+       state = @to, reason = @reason, updated_at_ms = @now, version = version + 1,
        quote_id = CASE WHEN @set_quote_id THEN @quote_id ELSE quote_id END,
        quote_json = CASE WHEN @set_quote THEN @quote_json ELSE quote_json END,
        notional = CASE WHEN @set_notional THEN @notional ELSE notional END,
        asset_decimals = CASE WHEN @set_notional THEN @asset_decimals ELSE asset_decimals END
-     WHERE id = @id AND state = @from`,
+     WHERE id = @id AND state = @from AND (@version IS NULL OR version = @version)`,
   )
   const selectUnfinished = db.prepare<[number | null, number | null], ExecutionRow>(
     `SELECT * FROM executions
@@ -449,6 +458,7 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
     (
       executionId: number,
       from: ExecutionState,
+      version: number | null,
       to: ExecutionState,
       reason: string,
       patch: ExecutionPatch,
@@ -481,13 +491,24 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
         set_notional: setNotional ? 1 : 0,
         notional: patch.notional ? uintToText(patch.notional.amount, 'notional.amount') : null,
         asset_decimals: patch.notional ? safeInteger(patch.notional.decimals, 'notional.decimals') : null,
+        version,
       })
       if (result.changes === 0) {
-        const actual = mustGet(executionId).state
+        const actual = mustGet(executionId)
         throw new ExecutionStateError({
           code: 'EXECUTION_STATE_CONFLICT',
-          shortMessage: `Execution ${executionId} is ${actual}, not ${from}: another worker moved it first. Reload it and decide again; do not retry the move blindly.`,
-          details: { executionId, expected: from, actual, to },
+          shortMessage:
+            actual.state === from
+              ? `Execution ${executionId} is ${from} at version ${actual.version}, not ${version}: another worker moved it since it was read. Reload it and decide again; do not retry the move blindly.`
+              : `Execution ${executionId} is ${actual.state}, not ${from}: another worker moved it first. Reload it and decide again; do not retry the move blindly.`,
+          details: {
+            executionId,
+            expected: from,
+            actual: actual.state,
+            expectedVersion: version,
+            version: actual.version,
+            to,
+          },
         })
       }
       if (quoteId) insertQuoteOwner.run(quoteId, executionId, at)
@@ -499,8 +520,10 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
 
   return {
     createExecution: (execution) => create.immediate(execution),
-    transition(executionId, from, to, reason, patch = {}) {
+    transition(executionId, expected, to, reason, patch = {}) {
       safeInteger(executionId, 'executionId', 1)
+      const from = typeof expected === 'string' ? expected : expected.state
+      const version = typeof expected === 'string' ? null : safeInteger(expected.version, 'version')
       if (!isAllowedTransition(from, to)) {
         const allowed: readonly string[] = executionTransitions[from] ?? []
         throw new ExecutionStateError({
@@ -511,7 +534,7 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
       }
       if (typeof reason !== 'string' || reason === '')
         throw new LedgerInputError('reason', reason, 'is empty: say why the execution moves.')
-      return move.immediate(executionId, from, to, reason, patch)
+      return move.immediate(executionId, from, version, to, reason, patch)
     },
     getExecution(executionId) {
       const row = selectById.get(executionId)

@@ -36,6 +36,8 @@ export type NewFill = {
   amountOut: bigint
   feeAmount: AssetAmount
   blockNumber: bigint
+  /** The block's hash: a reorg that moves the transaction to another block is seen by it. */
+  blockHash?: Hex | undefined
   /** The block's timestamp, Unix seconds (viem's `block.timestamp`). */
   blockTime: bigint
   ticker: string
@@ -47,8 +49,12 @@ export type NewFill = {
 }
 
 /** A stored fill, with its amounts also by unit. */
-export type FillRecord = Omit<NewFill, 'executionId'> & {
+export type FillRecord = Omit<NewFill, 'executionId' | 'blockHash'> & {
   id: number
+  blockHash: Hex | null
+  /** When a reorg took its block away (it no longer counts in positions), else null. */
+  reversedAtMs: number | null
+  reversalReason: string | null
   /** Ledger order, shared with position adjustments. */
   seq: number
   executionId: number | null
@@ -61,7 +67,13 @@ export type FillRecord = Omit<NewFill, 'executionId'> & {
 
 /** What {@link FillsRepository.recordFill} did. */
 export type RecordFillResult =
-  | { status: 'recorded'; fill: FillRecord; position: PositionRecord }
+  | {
+      status: 'recorded'
+      fill: FillRecord
+      position: PositionRecord
+      /** The fill of the same log in another block, reversed by this one (a reorg moved it). */
+      moved?: FillRecord | undefined
+    }
   /** This (chain, tx hash, log index) was recorded before; nothing changed. */
   | { status: 'duplicate'; fill: FillRecord }
 
@@ -104,8 +116,11 @@ type FillRow = {
   amount_out: string
   fee_amount: string
   block_number: number
+  block_hash: string | null
   block_time: number
   recorded_at_ms: number
+  reversed_at_ms: number | null
+  reversal_reason: string | null
 }
 
 function toRecord(row: FillRow): FillRecord {
@@ -127,6 +142,7 @@ function toRecord(row: FillRow): FillRecord {
     amountOut: textToUint(row.amount_out, 'fills.amount_out'),
     feeAmount: toAssetAmount(textToUint(row.fee_amount, 'fills.fee_amount')),
     blockNumber: BigInt(row.block_number),
+    blockHash: row.block_hash as Hex | null,
     blockTime: BigInt(row.block_time),
     ticker: row.ticker,
     exchange: row.exchange as ExchangeCode,
@@ -135,6 +151,8 @@ function toRecord(row: FillRow): FillRecord {
     stockAmount: entry.stockAmount as StockQuantity | ShareQuantity,
     assetAmount: toAssetAmount(entry.assetAmount),
     recordedAtMs: row.recorded_at_ms,
+    reversedAtMs: row.reversed_at_ms,
+    reversalReason: row.reversal_reason,
   }
 }
 
@@ -143,7 +161,8 @@ export type FillsRepository = {
   /**
    * Stores a fill and updates its position in the same transaction. Idempotent: the same
    * (chain id, tx hash, log index) again changes nothing and returns `duplicate` (throws
-   * {@link FillRecordError} if its contents differ).
+   * {@link FillRecordError} if its contents differ). The same log in another block (a reorg moved
+   * its transaction) reverses the stored fill and records this one: `moved` names the reversed one.
    *
    * @example
    * const result = ledger.fills.recordFill({ chainId, txHash, logIndex, ...decodedQuoteExecuted, blockNumber,
@@ -166,34 +185,65 @@ export type FillsRepository = {
     chainId?: number | undefined
     executionId?: number | undefined
     sinceMs?: number | undefined
+    /** Also the fills a reorg reversed (default: live fills only). */
+    includeReversed?: boolean | undefined
   }): FillRecord[]
+  /**
+   * A reorg removed the block of `txHash`: its live fills stop counting (reversed once: a second
+   * call finds none) and positions are rebuilt without them. Returns the fills reversed.
+   *
+   * @example
+   * ledger.fills.reverseFillsOfTransaction(31337, txHash, 'a reorg removed block 41')
+   */
+  reverseFillsOfTransaction(chainId: number, txHash: Hex, reason: string): FillRecord[]
 }
 
-/** Builds the fills repository over an open database (see `openLedger`). */
-export function createFillsRepository(context: RepositoryContext): FillsRepository {
+/** Where a log was mined: the same log in another block is a reorg, not a conflict. */
+const blockFields: ReadonlySet<string> = new Set(['block_number', 'block_time'])
+
+/** Builds the fills repository over an open database (see `openLedger`); reversals rebuild `positions`. */
+export function createFillsRepository(
+  context: RepositoryContext,
+  positions: { recomputePositions(): unknown },
+): FillsRepository {
   const { db, now } = context
   const writer = createPositionWriter(context)
   const selectOne = db.prepare<[number, string, number], FillRow>(
-    'SELECT * FROM fills WHERE chain_id = ? AND tx_hash = ? AND log_index = ?',
+    'SELECT * FROM fills WHERE chain_id = ? AND tx_hash = ? AND log_index = ? AND reversed_at_ms IS NULL',
+  )
+  const selectById = db.prepare<[number], FillRow>('SELECT * FROM fills WHERE id = ?')
+  const selectLiveOfTx = db.prepare<[number, string], FillRow>(
+    'SELECT * FROM fills WHERE chain_id = ? AND tx_hash = ? AND reversed_at_ms IS NULL ORDER BY seq',
+  )
+  const setReversed = db.prepare<[number, string, number]>(
+    'UPDATE fills SET reversed_at_ms = ?, reversal_reason = ? WHERE id = ? AND reversed_at_ms IS NULL',
   )
   const selectQuoteOwner = db.prepare<[string], { execution_id: number }>(
     'SELECT execution_id FROM execution_quotes WHERE quote_id = ?',
   )
-  const insert = db.prepare<[Omit<FillRow, 'id'>]>(
+  const insert = db.prepare<[Omit<FillRow, 'id' | 'reversed_at_ms' | 'reversal_reason'>]>(
     `INSERT INTO fills (seq, chain_id, tx_hash, log_index, execution_id, quote_id, taker, stock_token, asset_token,
        token_kind, asset_decimals, ticker, exchange, is_buy, amount_in, amount_out, fee_amount, block_number,
-       block_time, recorded_at_ms)
+       block_hash, block_time, recorded_at_ms)
      VALUES (@seq, @chain_id, @tx_hash, @log_index, @execution_id, @quote_id, @taker, @stock_token, @asset_token,
        @token_kind, @asset_decimals, @ticker, @exchange, @is_buy, @amount_in, @amount_out, @fee_amount,
-       @block_number, @block_time, @recorded_at_ms)`,
+       @block_number, @block_hash, @block_time, @recorded_at_ms)`,
   )
+  const setBlockHash = db.prepare<[string | null, number]>('UPDATE fills SET block_hash = ? WHERE id = ?')
   const selectMany = db.prepare<
-    [number | null, number | null, number | null, number | null, number | null],
+    [number | null, number | null, number | null, number | null, number | null, number],
     FillRow
   >(
     `SELECT * FROM fills WHERE (? IS NULL OR chain_id = ?) AND (? IS NULL OR execution_id = ?)
-       AND recorded_at_ms >= coalesce(?, 0) ORDER BY seq`,
+       AND recorded_at_ms >= coalesce(?, 0) AND (? OR reversed_at_ms IS NULL) ORDER BY seq`,
   )
+
+  const reverse = db.transaction((chainId: number, txHash: Hex, reason: string): FillRecord[] => {
+    const live = selectLiveOfTx.all(chainId, txHash)
+    for (const row of live) setReversed.run(now(), reason, row.id)
+    if (live.length > 0) positions.recomputePositions()
+    return live.map((row) => toRecord(selectById.get(row.id) as FillRow))
+  })
 
   const record = db.transaction((fill: NewFill): RecordFillResult => {
     const token = checkTokenInfo(fill, 'fill')
@@ -201,7 +251,10 @@ export function createFillsRepository(context: RepositoryContext): FillsReposito
     const blockTime = fill.blockTime
     if (typeof blockTime !== 'bigint' || blockTime < 0n)
       throw new LedgerInputError('blockTime', blockTime, 'must be a non-negative bigint of Unix seconds.')
-    const row: Omit<FillRow, 'id' | 'seq' | 'execution_id' | 'recorded_at_ms'> = {
+    const row: Omit<
+      FillRow,
+      'id' | 'seq' | 'execution_id' | 'recorded_at_ms' | 'block_hash' | 'reversed_at_ms' | 'reversal_reason'
+    > = {
       chain_id: safeInteger(fill.chainId, 'chainId', 1),
       tx_hash: canonicalBytes32(fill.txHash, 'txHash'),
       log_index: safeInteger(fill.logIndex, 'logIndex'),
@@ -220,27 +273,47 @@ export function createFillsRepository(context: RepositoryContext): FillsReposito
       block_number: blockNumberToInteger(fill.blockNumber, 'blockNumber'),
       block_time: blockNumberToInteger(blockTime, 'blockTime'),
     }
+    const blockHash = fill.blockHash === undefined ? null : canonicalBytes32(fill.blockHash, 'blockHash')
     const existing = selectOne.get(row.chain_id, row.tx_hash, row.log_index)
+    let moved: FillRecord | undefined
     if (existing) {
-      const differing = (Object.keys(row) as (keyof typeof row)[]).filter((key) => existing[key] !== row[key])
+      const differing = (Object.keys(row) as (keyof typeof row)[]).filter(
+        (key) => !blockFields.has(key) && existing[key] !== row[key],
+      )
       if (differing.length > 0)
         throw new FillRecordError({
           code: 'FILL_CONFLICT',
           shortMessage: `Fill ${row.tx_hash}#${row.log_index} on chain ${row.chain_id} is already stored with different ${differing.join(', ')}: one decoding of that log is wrong. Nothing was changed.`,
           details: { chainId: row.chain_id, txHash: row.tx_hash, logIndex: row.log_index, differing },
         })
-      return { status: 'duplicate', fill: toRecord(existing) }
+      const sameBlock =
+        existing.block_number === row.block_number &&
+        (blockHash === null || existing.block_hash === null || existing.block_hash === blockHash)
+      if (sameBlock) {
+        if (existing.block_hash === null && blockHash !== null) setBlockHash.run(blockHash, existing.id)
+        return { status: 'duplicate', fill: toRecord(selectById.get(existing.id) as FillRow) }
+      }
+      // The same log in another block: a reorg moved the transaction while nobody watched.
+      setReversed.run(now(), `moved by a reorg to block ${row.block_number}`, existing.id)
+      positions.recomputePositions()
+      moved = toRecord(selectById.get(existing.id) as FillRow)
     }
     const executionId =
       fill.executionId === undefined
         ? (selectQuoteOwner.get(row.quote_id)?.execution_id ?? null)
         : safeInteger(fill.executionId, 'executionId', 1)
     const seq = writer.nextSeq()
-    const full: Omit<FillRow, 'id'> = { ...row, seq, execution_id: executionId, recorded_at_ms: now() }
+    const full: Omit<FillRow, 'id' | 'reversed_at_ms' | 'reversal_reason'> = {
+      ...row,
+      seq,
+      execution_id: executionId,
+      block_hash: blockHash,
+      recorded_at_ms: now(),
+    }
     const position = writer.apply(fillEntryOfRow(full))
-    insert.run(full)
-    const stored = selectOne.get(row.chain_id, row.tx_hash, row.log_index) as FillRow
-    return { status: 'recorded', fill: toRecord(stored), position }
+    const result = insert.run(full)
+    const stored = selectById.get(Number(result.lastInsertRowid)) as FillRow
+    return { status: 'recorded', fill: toRecord(stored), position, ...(moved ? { moved } : {}) }
   })
 
   return {
@@ -252,7 +325,16 @@ export function createFillsRepository(context: RepositoryContext): FillsReposito
     listFills(filter = {}) {
       const chainId = filter.chainId ?? null
       const executionId = filter.executionId ?? null
-      return selectMany.all(chainId, chainId, executionId, executionId, filter.sinceMs ?? null).map(toRecord)
+      const withReversed = filter.includeReversed ? 1 : 0
+      return selectMany
+        .all(chainId, chainId, executionId, executionId, filter.sinceMs ?? null, withReversed)
+        .map(toRecord)
     },
+    reverseFillsOfTransaction: (chainId, txHash, reason) =>
+      reverse.immediate(
+        safeInteger(chainId, 'chainId', 1),
+        canonicalBytes32(txHash, 'txHash'),
+        String(reason),
+      ),
   }
 }

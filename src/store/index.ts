@@ -1,10 +1,12 @@
 // The SQLite ledger: open it with openLedger, then use its repositories.
 
+export * from './allowances.js'
 export * from './checkpoints.js'
 export { LedgerInputError, type LedgerInputErrorCode } from './codec.js'
 export * from './executions.js'
 export * from './fills.js'
 export * from './income.js'
+export * from './ledgerOwner.js'
 export { latestSchemaVersion, type Migration, migrations } from './migrations.js'
 export * from './nonces.js'
 export * from './openLedger.js'
@@ -27,4 +29,5 @@ export {
   type RenamePositionResult,
 } from './positions.js'
 export * from './risk.js'
+export * from './storageFault.js'
 export * from './transactions.js'

@@ -254,6 +254,127 @@ CREATE TABLE position_renames (
 CREATE INDEX position_renames_by_token ON position_renames (chain_id, token_address);
 `,
   },
+  {
+    version: 3,
+    name: 'transaction-manager',
+    sql: `
+-- The transaction manager (src/transactions): gap fills are their own kind; 'dropped' is a
+-- transaction whose nonce another program's transaction used; a mined transaction keeps the hash of
+-- its block, so that a reorg is seen. SQLite cannot alter a CHECK: the table is rebuilt.
+CREATE TABLE transactions_v3 (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  execution_id INTEGER REFERENCES executions (id),
+  chain_id INTEGER NOT NULL CHECK (chain_id > 0),
+  from_address TEXT NOT NULL,
+  nonce INTEGER NOT NULL CHECK (nonce >= 0),
+  kind TEXT NOT NULL CHECK (kind IN ('approve', 'execute', 'cancel', 'gap-fill')),
+  hash TEXT NOT NULL CHECK (${bytes32('hash')}),
+  raw TEXT NOT NULL CHECK (raw GLOB '0x*'),
+  status TEXT NOT NULL CHECK (status IN ('signed', 'broadcast', 'mined', 'failed', 'replaced', 'dropped')),
+  replaces_id INTEGER REFERENCES transactions_v3 (id),
+  block_number INTEGER,
+  block_hash TEXT CHECK (block_hash IS NULL OR ${bytes32('block_hash')}),
+  receipt_status TEXT CHECK (receipt_status IS NULL OR receipt_status IN ('success', 'reverted')),
+  error TEXT,
+  created_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL,
+  UNIQUE (chain_id, hash),
+  CHECK ((status = 'mined') = (block_number IS NOT NULL AND receipt_status IS NOT NULL))
+) STRICT;
+INSERT INTO transactions_v3 (id, execution_id, chain_id, from_address, nonce, kind, hash, raw, status, replaces_id,
+  block_number, block_hash, receipt_status, error, created_at_ms, updated_at_ms)
+SELECT id, execution_id, chain_id, from_address, nonce, kind, hash, raw, status, replaces_id,
+  block_number, NULL, receipt_status, error, created_at_ms, updated_at_ms FROM transactions;
+DROP TABLE transactions;
+ALTER TABLE transactions_v3 RENAME TO transactions;
+CREATE UNIQUE INDEX transactions_live_nonce ON transactions (chain_id, from_address, nonce)
+  WHERE status IN ('signed', 'broadcast', 'mined');
+CREATE INDEX transactions_by_execution ON transactions (execution_id, id);
+CREATE INDEX transactions_pending ON transactions (chain_id, from_address, nonce) WHERE status IN ('signed', 'broadcast');
+CREATE INDEX transactions_mined_by_block ON transactions (chain_id, block_number) WHERE status = 'mined';
+CREATE INDEX transactions_by_nonce ON transactions (chain_id, from_address, nonce);
+
+-- Every move of an execution is a compare-and-set on (state, version).
+ALTER TABLE executions ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+
+-- A fill knows its block; a reorg that removes the block reverses it (reversed_at_ms), and if its
+-- transaction lands again it is recorded again as a new row. At most one live fill per
+-- (chain, tx hash, log index); reversed ones stay as history.
+CREATE TABLE fills_v3 (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  seq INTEGER NOT NULL UNIQUE,
+  chain_id INTEGER NOT NULL CHECK (chain_id > 0),
+  tx_hash TEXT NOT NULL CHECK (${bytes32('tx_hash')}),
+  log_index INTEGER NOT NULL CHECK (log_index >= 0),
+  execution_id INTEGER REFERENCES executions (id),
+  quote_id TEXT NOT NULL CHECK (${bytes32('quote_id')}),
+  taker TEXT NOT NULL,
+  stock_token TEXT NOT NULL,
+  asset_token TEXT NOT NULL,
+  token_kind TEXT NOT NULL CHECK (token_kind IN ('stock', 'share')),
+  asset_decimals INTEGER NOT NULL CHECK (asset_decimals BETWEEN 0 AND 36),
+  ticker TEXT NOT NULL,
+  exchange INTEGER NOT NULL,
+  is_buy INTEGER NOT NULL CHECK (is_buy IN (0, 1)),
+  amount_in TEXT NOT NULL CHECK (${uint('amount_in')}),
+  amount_out TEXT NOT NULL CHECK (${uint('amount_out')}),
+  fee_amount TEXT NOT NULL CHECK (${uint('fee_amount')}),
+  block_number INTEGER NOT NULL CHECK (block_number >= 0),
+  block_hash TEXT CHECK (block_hash IS NULL OR ${bytes32('block_hash')}),
+  block_time INTEGER NOT NULL CHECK (block_time >= 0),
+  recorded_at_ms INTEGER NOT NULL,
+  reversed_at_ms INTEGER,
+  reversal_reason TEXT,
+  CHECK ((reversed_at_ms IS NULL) = (reversal_reason IS NULL))
+) STRICT;
+INSERT INTO fills_v3 (id, seq, chain_id, tx_hash, log_index, execution_id, quote_id, taker, stock_token, asset_token,
+  token_kind, asset_decimals, ticker, exchange, is_buy, amount_in, amount_out, fee_amount, block_number, block_hash,
+  block_time, recorded_at_ms, reversed_at_ms, reversal_reason)
+SELECT id, seq, chain_id, tx_hash, log_index, execution_id, quote_id, taker, stock_token, asset_token,
+  token_kind, asset_decimals, ticker, exchange, is_buy, amount_in, amount_out, fee_amount, block_number, NULL,
+  block_time, recorded_at_ms, NULL, NULL FROM fills;
+DROP TABLE fills;
+ALTER TABLE fills_v3 RENAME TO fills;
+CREATE UNIQUE INDEX fills_live ON fills (chain_id, tx_hash, log_index) WHERE reversed_at_ms IS NULL;
+CREATE INDEX fills_by_tx ON fills (chain_id, tx_hash);
+CREATE INDEX fills_by_recorded_at ON fills (recorded_at_ms);
+CREATE INDEX fills_by_quote ON fills (quote_id);
+CREATE INDEX fills_by_execution ON fills (execution_id) WHERE execution_id IS NOT NULL;
+
+-- An approval on chain whose execution ended without sending its execute: the allowance it left.
+-- 'open' until the next execution of the same token and spender uses it, or a revoke is mined.
+CREATE TABLE open_allowances (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  chain_id INTEGER NOT NULL CHECK (chain_id > 0),
+  owner TEXT NOT NULL CHECK (${address('owner')}),
+  token TEXT NOT NULL CHECK (${address('token')}),
+  spender TEXT NOT NULL CHECK (${address('spender')}),
+  amount TEXT NOT NULL CHECK (${uint('amount')}),
+  approve_tx_hash TEXT NOT NULL CHECK (${bytes32('approve_tx_hash')}),
+  execution_id INTEGER REFERENCES executions (id),
+  state TEXT NOT NULL CHECK (state IN ('open', 'used', 'revoked')),
+  reason TEXT NOT NULL CHECK (reason <> ''),
+  closed_reason TEXT,
+  recorded_at_ms INTEGER NOT NULL,
+  updated_at_ms INTEGER NOT NULL,
+  UNIQUE (chain_id, approve_tx_hash)
+) STRICT;
+CREATE INDEX open_allowances_open ON open_allowances (chain_id, token, spender) WHERE state = 'open';
+
+-- The one process that writes this ledger (see src/store/ledgerOwner.ts): taken in a write
+-- transaction, so two processes can never both own it.
+CREATE TABLE ledger_owner (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  pid INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  process_start TEXT,
+  command TEXT NOT NULL,
+  control_url TEXT,
+  since_ms INTEGER NOT NULL,
+  heartbeat_ms INTEGER NOT NULL
+) STRICT;
+`,
+  },
 ]
 
 /** The schema version this build writes: the last migration's number. */

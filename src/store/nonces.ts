@@ -46,6 +46,26 @@ export type NoncesRepository = {
    * ledger.nonces.peekNextNonce(31337, address) // 7
    */
   peekNextNonce(chainId: number, address: Address): number | undefined
+  /**
+   * Records that `nonce` is taken (the stored next nonce becomes at least `nonce + 1`). The
+   * transaction manager allocates nonces in memory and calls this in the ledger transaction that
+   * stores the signed transaction, so a nonce is never taken without its transaction.
+   *
+   * @example
+   * ledger.atomically(() => {
+   *   ledger.nonces.commitNonce(31337, address, 7)
+   *   ledger.transactions.recordSignedTransaction({ chainId: 31337, from: address, nonce: 7, kind, hash, raw })
+   * })
+   */
+  commitNonce(chainId: number, address: Address, nonce: number): void
+  /**
+   * Moves the next nonce back to `nonce` when it is the last one taken and no transaction that may
+   * reach the chain holds it (the node refused it; a dry run). Returns whether it moved.
+   *
+   * @example
+   * if (ledger.nonces.rewindNextNonce(31337, address, 7)) next = 7
+   */
+  rewindNextNonce(chainId: number, address: Address, nonce: number): boolean
 }
 
 /** Builds the nonces repository over an open database (see `openLedger`). */
@@ -66,6 +86,11 @@ export function createNoncesRepository({ db, now }: RepositoryContext): NoncesRe
     const nonce = Math.max(stored, chainPendingNonce)
     upsertNext.run(chainId, address, safeInteger(nonce + 1, 'next nonce'), now())
     return nonce
+  })
+
+  const commit = db.transaction((chainId: number, address: Address, nonce: number): void => {
+    const stored = selectNext.get(chainId, address)?.next_nonce ?? 0
+    if (nonce + 1 > stored) upsertNext.run(chainId, address, safeInteger(nonce + 1, 'next nonce'), now())
   })
 
   const release = db.transaction((chainId: number, address: Address, nonce: number): ReleaseNonceResult => {
@@ -89,6 +114,22 @@ export function createNoncesRepository({ db, now }: RepositoryContext): NoncesRe
         safeInteger(chainId, 'chainId', 1),
         canonicalAddress(address, 'address'),
         safeInteger(nonce, 'nonce'),
+      )
+    },
+    commitNonce(chainId, address, nonce) {
+      commit.immediate(
+        safeInteger(chainId, 'chainId', 1),
+        canonicalAddress(address, 'address'),
+        safeInteger(nonce, 'nonce'),
+      )
+    },
+    rewindNextNonce(chainId, address, nonce) {
+      return (
+        release.immediate(
+          safeInteger(chainId, 'chainId', 1),
+          canonicalAddress(address, 'address'),
+          safeInteger(nonce, 'nonce'),
+        ) === 'released'
       )
     },
     peekNextNonce(chainId, address) {

@@ -2,15 +2,25 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { StockrouteError } from '../domain/errors.js'
+import { type AllowancesRepository, createAllowancesRepository } from './allowances.js'
 import { type CheckpointsRepository, createCheckpointsRepository } from './checkpoints.js'
 import type { RepositoryContext } from './context.js'
 import { createExecutionsRepository, type ExecutionsRepository } from './executions.js'
 import { createFillsRepository, type FillsRepository } from './fills.js'
 import { createIncomeRepository, type IncomeRepository } from './income.js'
+import {
+  defaultOwnerCommand,
+  describeLedgerOwner,
+  type HeldLedgerOwnership,
+  type LedgerOwnership,
+  ledgerOwnerHeartbeatMs,
+  takeLedgerOwnership,
+} from './ledgerOwner.js'
 import { migrations as ledgerMigrations, type Migration } from './migrations.js'
 import { createNoncesRepository, type NoncesRepository } from './nonces.js'
 import { createPositionsRepository, type PositionsRepository } from './positions.js'
 import { createRiskRepository, type RiskRepository } from './risk.js'
+import { createStorageFaultMonitor, observeErrors, type StorageFault } from './storageFault.js'
 import { createTransactionsRepository, type TransactionsRepository } from './transactions.js'
 
 /** `PRAGMA application_id` of a stockroute ledger ("SRLG"): a SQLite file of another program is refused. */
@@ -25,11 +35,13 @@ export type LedgerErrorCode =
   | 'LEDGER_SCHEMA_MISMATCH'
   | 'LEDGER_NEEDS_MIGRATION'
   | 'LEDGER_MIGRATION_FAILED'
+  | 'LEDGER_IN_USE'
 
 /**
  * The ledger file cannot be used: it cannot be opened, is not a stockroute ledger, was written by
- * a newer stockroute (`LEDGER_TOO_NEW`), or a migration failed (the file is left at the last
- * version that applied).
+ * a newer stockroute (`LEDGER_TOO_NEW`), a migration failed (the file is left at the last
+ * version that applied), or another live process writes it (`LEDGER_IN_USE`, whose details are
+ * that owner's pid, host, command, since and control URL).
  *
  * @example
  * try {
@@ -45,6 +57,7 @@ export class LedgerError extends StockrouteError {
     code: LedgerErrorCode
     shortMessage: string
     details: Readonly<Record<string, unknown>>
+    metaMessages?: readonly string[]
     cause?: unknown
   }) {
     super(parameters)
@@ -61,6 +74,23 @@ export type OpenLedgerParameters = {
   busyTimeoutMs?: number | undefined
   /** The ledger's clock in Unix milliseconds (default `Date.now`). */
   now?: (() => number) | undefined
+  /**
+   * Who writes the ledger. By default this process claims it (one writer per ledger): the open
+   * fails with `LEDGER_IN_USE` while another live process holds it, and a claim left by a killed
+   * process is taken over. `command` names this process in the other's error (default: the script
+   * and its subcommand, e.g. `stockroute start`). `false` opens without a claim, beside a running
+   * owner: only for single atomic writes that are safe under it (`stockroute halt`/`resume`) and
+   * for tests that race two writers on purpose. Read-only opens never claim. A second open in the
+   * same process shares the claim; it is released when the last one closes.
+   */
+  owner?: { command: string } | false | undefined
+  /**
+   * Fault switch for tests and drills: `PRAGMA max_page_count`, so that a write that would grow the
+   * file beyond this many pages fails with SQLITE_FULL, a real "disk full" as SQLite sees it (the
+   * limit never goes below the file's current size). Default: the environment variable
+   * `STOCKROUTE_LEDGER_MAX_PAGES` when set, else no limit. Ignored by read-only opens.
+   */
+  maxPageCount?: number | undefined
   /** @internal Tests only: the migrations to apply instead of the ledger's. */
   migrations?: readonly Migration[] | undefined
 }
@@ -82,6 +112,27 @@ export type Ledger = {
   readonly income: IncomeRepository
   readonly risk: RiskRepository
   readonly checkpoints: CheckpointsRepository
+  /** Allowances left open by approvals whose execute was never sent. */
+  readonly allowances: AllowancesRepository
+  /**
+   * This process's claim on the ledger (see `owner` of {@link OpenLedgerParameters}); undefined
+   * for read-only opens and `owner: false`. The daemon records its control URL here.
+   */
+  readonly owner: LedgerOwnership | undefined
+  /**
+   * The first storage fault a repository call or {@link Ledger.atomically} hit (disk full,
+   * read-only file, I/O error, corrupt file), or undefined. Once set, it stays: nothing may be
+   * signed, and the process should stop. The failed write was rolled back.
+   */
+  readonly storageFault: StorageFault | undefined
+  /**
+   * Calls `listener` once with the first storage fault, in a microtask after the failing call
+   * threw (at once, in a microtask, if there already is one). Returns the unsubscribe function.
+   *
+   * @example
+   * ledger.onStorageFault((fault) => logger.error(fault, `${fault.reason}: ${fault.remedy}`))
+   */
+  onStorageFault(listener: (fault: StorageFault) => void): () => void
   /**
    * Runs `work` in one write transaction (BEGIN IMMEDIATE): repository calls inside it commit
    * together or not at all (each becomes a savepoint). `work` must be synchronous.
@@ -94,7 +145,10 @@ export type Ledger = {
    * })
    */
   atomically<T>(work: () => T): T
-  /** Closes the connection (the WAL is checkpointed when the last connection closes). Idempotent. */
+  /**
+   * Releases this process's claim (if it was the last connection holding it) and closes the
+   * connection (the WAL is checkpointed when the last connection closes). Idempotent.
+   */
   close(): void
 }
 
@@ -102,7 +156,9 @@ export type Ledger = {
  * Opens (creating it if needed) the SQLite ledger at `path`: WAL journal, `synchronous=FULL`
  * (a committed fill survives a power cut), foreign keys on, a busy timeout so that the daemon and
  * the CLI can share the file; applies pending migrations, each in its own transaction; refuses a
- * file written by a newer version. Throws {@link LedgerError}.
+ * file written by a newer version; claims the ledger for this process (refused with
+ * `LEDGER_IN_USE` while another live process writes it). Every repository call watches for
+ * storage faults ({@link Ledger.storageFault}). Throws {@link LedgerError}.
  *
  * @example
  * const ledger = openLedger({ path: config.ledgerPath })
@@ -119,6 +175,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
   const migrations = parameters.migrations ?? ledgerMigrations
   const now = parameters.now ?? Date.now
   const timeout = parameters.busyTimeoutMs ?? 5000
+  const maxPageCount = readonly ? undefined : maxPageCountOf(parameters.maxPageCount, path)
 
   if (readonly && !existsSync(path))
     throw new LedgerError({
@@ -140,6 +197,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
     })
   }
 
+  let claimed: HeldLedgerOwnership | undefined
   try {
     try {
       assertStockrouteFile(db, path)
@@ -167,31 +225,125 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       ? checkReadonlyVersion(db, path, migrations)
       : migrate(db, path, migrations, now)
 
+    const ownership =
+      readonly || parameters.owner === false
+        ? undefined
+        : claimLedger(db, path, parameters.owner?.command ?? defaultOwnerCommand(), now)
+    claimed = ownership
+    if (maxPageCount !== undefined) db.pragma(`max_page_count = ${maxPageCount}`)
+
+    const faults = createStorageFaultMonitor({ path, now })
+    // Every function of every repository (and atomically) reports a storage fault before rethrowing.
+    const watched = <T extends object>(repository: T): T => observeErrors(repository, faults.observe)
     const context: RepositoryContext = { db, now }
+    const positions = createPositionsRepository(context)
+    const heartbeat = ownership
+      ? setInterval(() => {
+          try {
+            ownership.heartbeat()
+          } catch (error) {
+            faults.observe(error)
+          }
+        }, ledgerOwnerHeartbeatMs).unref()
+      : undefined
+    const transaction = watched({
+      atomically<T>(work: () => T): T {
+        return db.transaction(work).immediate()
+      },
+    })
     return {
       path,
       readonly,
       schemaVersion,
       database: db,
-      executions: createExecutionsRepository(context),
-      transactions: createTransactionsRepository(context),
-      nonces: createNoncesRepository(context),
-      fills: createFillsRepository(context),
-      positions: createPositionsRepository(context),
-      income: createIncomeRepository(context),
-      risk: createRiskRepository(context),
-      checkpoints: createCheckpointsRepository(context),
-      atomically<T>(work: () => T): T {
-        return db.transaction(work).immediate()
+      executions: watched(createExecutionsRepository(context)),
+      transactions: watched(createTransactionsRepository(context)),
+      nonces: watched(createNoncesRepository(context)),
+      fills: watched(createFillsRepository(context, positions)),
+      positions: watched(positions),
+      income: watched(createIncomeRepository(context)),
+      risk: watched(createRiskRepository(context)),
+      checkpoints: watched(createCheckpointsRepository(context)),
+      allowances: watched(createAllowancesRepository(context)),
+      owner: ownership
+        ? watched<LedgerOwnership>({
+            takenOverFrom: ownership.takenOverFrom,
+            record: ownership.record,
+            heartbeat: ownership.heartbeat,
+            setControlUrl: ownership.setControlUrl,
+          })
+        : undefined,
+      get storageFault() {
+        return faults.fault
       },
+      onStorageFault: (listener) => faults.subscribe(listener),
+      atomically: transaction.atomically,
       close() {
+        clearInterval(heartbeat)
+        ownership?.release()
         if (db.open) db.close()
       },
     }
   } catch (error) {
+    claimed?.release()
     db.close()
     throw error
   }
+}
+
+/** Claims the ledger for this process, or throws `LEDGER_IN_USE` naming the live owner. */
+function claimLedger(
+  db: Database.Database,
+  path: string,
+  command: string,
+  now: () => number,
+): HeldLedgerOwnership {
+  let result: ReturnType<typeof takeLedgerOwnership>
+  try {
+    result = takeLedgerOwnership({ db, path, command, now })
+  } catch (error) {
+    throw new LedgerError({
+      code: 'LEDGER_OPEN_FAILED',
+      shortMessage: `Cannot claim the ledger ${path} for this process: ${(error as Error).message}. Check that the file is writable and that no process holds its write lock for long.`,
+      details: { path },
+      cause: error,
+    })
+  }
+  if (result.taken) return result.ownership
+  const { owner } = result
+  throw new LedgerError({
+    code: 'LEDGER_IN_USE',
+    shortMessage: `The ledger ${path} is in use by ${describeLedgerOwner(owner)}: stop that process, or go through its control API (e.g. POST /v1/swaps on the daemon${owner.controlUrl ? ` at ${owner.controlUrl}` : ''}) instead of opening the ledger a second time.`,
+    details: {
+      path,
+      pid: owner.pid,
+      host: owner.host,
+      processStart: owner.processStart,
+      command: owner.command,
+      controlUrl: owner.controlUrl,
+      since: new Date(owner.sinceMs).toISOString(),
+      sinceMs: owner.sinceMs,
+      heartbeatMs: owner.heartbeatMs,
+    },
+    metaMessages: [
+      'Reports (read-only opens) and `stockroute halt` / `stockroute resume` work while it runs.',
+    ],
+  })
+}
+
+/** The `maxPageCount` option, else `STOCKROUTE_LEDGER_MAX_PAGES`, checked: a whole number of pages ≥ 1. */
+function maxPageCountOf(option: number | undefined, path: string): number | undefined {
+  const fromEnvironment = process.env.STOCKROUTE_LEDGER_MAX_PAGES
+  if (option === undefined && (fromEnvironment === undefined || fromEnvironment.trim() === ''))
+    return undefined
+  const value = option ?? Number(fromEnvironment)
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new LedgerError({
+      code: 'LEDGER_OPEN_FAILED',
+      shortMessage: `The ledger page limit ${option === undefined ? `STOCKROUTE_LEDGER_MAX_PAGES=${String(fromEnvironment)}` : `maxPageCount ${option}`} is not a whole number ≥ 1: fix it, or unset it for no limit.`,
+      details: { path, maxPageCount: option ?? fromEnvironment },
+    })
+  return value
 }
 
 function assertStockrouteFile(db: Database.Database, path: string): void {

@@ -201,7 +201,7 @@ export function createPositionsRepository(context: RepositoryContext): Positions
   )
   const selectFillEntries = db.prepare<[], FillEntryRow>(
     `SELECT seq, chain_id, stock_token, asset_token, asset_decimals, token_kind, ticker, exchange, is_buy,
-       amount_in, amount_out FROM fills ORDER BY seq`,
+       amount_in, amount_out FROM fills WHERE reversed_at_ms IS NULL ORDER BY seq`,
   )
   const selectAdjustmentEntries = db.prepare<[], AdjustmentRow>(
     'SELECT * FROM position_adjustments ORDER BY seq',

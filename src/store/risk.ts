@@ -92,7 +92,7 @@ export function createRiskRepository({ db, now }: RepositoryContext): RiskReposi
     { amount: string; asset_decimals: number }
   >(
     `SELECT CASE WHEN is_buy = 1 THEN amount_in ELSE amount_out END AS amount, asset_decimals FROM fills
-     WHERE (? IS NULL OR chain_id = ?) AND recorded_at_ms >= ?`,
+     WHERE (? IS NULL OR chain_id = ?) AND recorded_at_ms >= ? AND reversed_at_ms IS NULL`,
   )
   const selectInFlight = db.prepare<
     [number | null, number | null],
@@ -101,7 +101,7 @@ export function createRiskRepository({ db, now }: RepositoryContext): RiskReposi
     `SELECT notional AS amount, asset_decimals FROM executions e
      WHERE state IN ('quoted', 'approving', 'submitted') AND notional IS NOT NULL
        AND (? IS NULL OR chain_id = ?)
-       AND NOT EXISTS (SELECT 1 FROM fills f WHERE f.execution_id = e.id)`,
+       AND NOT EXISTS (SELECT 1 FROM fills f WHERE f.execution_id = e.id AND f.reversed_at_ms IS NULL)`,
   )
   const selectSwitch = db.prepare<[], KillSwitchRow>(
     'SELECT halted, reason, changed_at_ms FROM kill_switch WHERE id = 1',

@@ -1,5 +1,4 @@
 import { type Address, type Hex, keccak256 } from 'viem'
-import { StockrouteError } from '../domain/errors.js'
 import {
   blockNumberToInteger,
   canonicalAddress,
@@ -8,128 +7,22 @@ import {
   safeInteger,
 } from './codec.js'
 import type { RepositoryContext } from './context.js'
+import {
+  type NewSignedTransaction,
+  type TransactionRecord,
+  TransactionRecordError,
+  type TransactionRow,
+  toRecord,
+} from './transactionRecord.js'
 
-/** What a transaction does for its execution. */
-export type TransactionKind = 'approve' | 'execute' | 'cancel'
-
-/**
- * Where a stored transaction is. `signed`: stored, maybe not sent (or sent just before a crash);
- * `broadcast`: the node accepted it; `mined`: a receipt exists (`receiptStatus` says whether it
- * reverted; the nonce is used either way); `failed`: known never to reach the chain (refused by the
- * node, dropped), its nonce free again; `replaced`: another transaction took its nonce over.
- */
-export type TransactionStatus = 'signed' | 'broadcast' | 'mined' | 'failed' | 'replaced'
-
-/** A signed transaction to store before it is sent. */
-export type NewSignedTransaction = {
-  /** The execution it belongs to, if any. */
-  executionId?: number | undefined
-  chainId: number
-  from: Address
-  /** A nonce reserved through the nonces repository. */
-  nonce: number
-  kind: TransactionKind
-  /** keccak256 of `raw`; checked. */
-  hash: Hex
-  /** The signed, serialized transaction, exactly as it will be sent (`eth_sendRawTransaction`). */
-  raw: Hex
-  /** The hash of the live transaction of the same nonce this one replaces (a cancel or speed-up). */
-  replaces?: Hex | undefined
-}
-
-/** One stored transaction. */
-export type TransactionRecord = {
-  id: number
-  executionId: number | null
-  chainId: number
-  from: Address
-  nonce: number
-  kind: TransactionKind
-  hash: Hex
-  raw: Hex
-  status: TransactionStatus
-  /** The id of the transaction this one replaced. */
-  replacesId: number | null
-  blockNumber: bigint | null
-  receiptStatus: 'success' | 'reverted' | null
-  error: string | null
-  createdAtMs: number
-  updatedAtMs: number
-}
-
-/** Stable codes of {@link TransactionRecordError}. */
-export type TransactionRecordErrorCode =
-  | 'HASH_MISMATCH'
-  | 'NONCE_NOT_RESERVED'
-  | 'NONCE_IN_USE'
-  | 'BAD_REPLACEMENT'
-  | 'TRANSACTION_NOT_FOUND'
-  | 'ILLEGAL_TRANSACTION_STATUS'
-
-/**
- * A transaction could not be stored or updated: its hash is not the hash of its raw bytes, its
- * nonce was not reserved or is held by another live transaction (`details.holder`), the
- * transaction it claims to replace does not match, it is unknown, or the status move makes no sense
- * (marking a mined transaction failed).
- *
- * @example
- * try {
- *   ledger.transactions.recordSignedTransaction(signed)
- * } catch (error) {
- *   if (error instanceof TransactionRecordError && error.code === 'NONCE_IN_USE') reserveAnother()
- * }
- */
-export class TransactionRecordError extends StockrouteError {
-  override name = 'TransactionRecordError'
-  override readonly code: TransactionRecordErrorCode
-  constructor(parameters: {
-    code: TransactionRecordErrorCode
-    shortMessage: string
-    details: Readonly<Record<string, unknown>>
-  }) {
-    super(parameters)
-    this.code = parameters.code
-  }
-}
-
-type TransactionRow = {
-  id: number
-  execution_id: number | null
-  chain_id: number
-  from_address: string
-  nonce: number
-  kind: TransactionKind
-  hash: string
-  raw: string
-  status: TransactionStatus
-  replaces_id: number | null
-  block_number: number | null
-  receipt_status: 'success' | 'reverted' | null
-  error: string | null
-  created_at_ms: number
-  updated_at_ms: number
-}
-
-function toRecord(row: TransactionRow): TransactionRecord {
-  return {
-    id: row.id,
-    executionId: row.execution_id,
-    chainId: row.chain_id,
-    from: row.from_address as Address,
-    nonce: row.nonce,
-    kind: row.kind,
-    hash: row.hash as Hex,
-    raw: row.raw as Hex,
-    status: row.status,
-    replacesId: row.replaces_id,
-    blockNumber: row.block_number === null ? null : BigInt(row.block_number),
-    receiptStatus: row.receipt_status,
-    error: row.error,
-    createdAtMs: row.created_at_ms,
-    updatedAtMs: row.updated_at_ms,
-  }
-}
-
+export {
+  type NewSignedTransaction,
+  type TransactionKind,
+  type TransactionRecord,
+  TransactionRecordError,
+  type TransactionRecordErrorCode,
+  type TransactionStatus,
+} from './transactionRecord.js'
 /**
  * The transactions repository: every signed transaction is stored here BEFORE it is broadcast,
  * so that after a crash the engine finds it (by hash, by nonce) and reconciles it with the chain
@@ -160,13 +53,29 @@ export type TransactionsRepository = {
    * (the chain is the truth). Any other live transaction of the same nonce becomes `replaced`.
    *
    * @example
-   * ledger.transactions.markMined(31337, hash, { blockNumber: receipt.blockNumber, status: receipt.status })
+   * ledger.transactions.markMined(31337, hash, { blockNumber: receipt.blockNumber, blockHash: receipt.blockHash, status: receipt.status })
    */
   markMined(
     chainId: number,
     hash: Hex,
-    receipt: { blockNumber: bigint; status: 'success' | 'reverted' },
+    receipt: { blockNumber: bigint; blockHash?: Hex | undefined; status: 'success' | 'reverted' },
   ): TransactionRecord
+  /**
+   * `mined` → `broadcast`: a reorg removed its block, so it is pending again (the reason is kept in
+   * `error` until it is mined again). Throws `ILLEGAL_TRANSACTION_STATUS` when it is not mined.
+   *
+   * @example
+   * ledger.transactions.markUnmined(31337, hash, 'a reorg removed block 41')
+   */
+  markUnmined(chainId: number, hash: Hex, reason: string): TransactionRecord
+  /**
+   * `signed`/`broadcast`/`replaced` → `dropped`: a transaction this ledger did not sign used its
+   * nonce, so it can never be mined. Throws `ILLEGAL_TRANSACTION_STATUS` for a mined transaction.
+   *
+   * @example
+   * ledger.transactions.markDropped(31337, hash, 'nonce 4 used by 0xab… (another program)')
+   */
+  markDropped(chainId: number, hash: Hex, reason: string): TransactionRecord
   /**
    * `signed`/`broadcast`/`replaced` → `failed`: the transaction is known never to reach the chain
    * (refused by the node, dropped), so its nonce no longer counts as used. Throws
@@ -195,6 +104,36 @@ export type TransactionsRepository = {
    * for (const tx of ledger.transactions.listPendingTransactions(31337)) await reconcile(tx)
    */
   listPendingTransactions(chainId?: number): TransactionRecord[]
+  /**
+   * One wallet's transactions still `signed` or `broadcast`, by nonce then age: what its
+   * transaction manager follows.
+   *
+   * @example
+   * ledger.transactions.listUnresolvedTransactions(31337, address).map((tx) => tx.nonce) // [7, 7, 8]
+   */
+  listUnresolvedTransactions(chainId: number, from: Address): TransactionRecord[]
+  /**
+   * Every transaction stored at one nonce of a wallet, oldest first.
+   *
+   * @example
+   * ledger.transactions.listTransactionsAtNonce(31337, address, 7).map((tx) => tx.status) // ['replaced', 'mined']
+   */
+  listTransactionsAtNonce(chainId: number, from: Address, nonce: number): TransactionRecord[]
+  /**
+   * Transactions mined at or above a block, oldest block first: what a reorg may have moved.
+   *
+   * @example
+   * ledger.transactions.listMinedTransactions(31337, { fromBlock: 41n })
+   */
+  listMinedTransactions(chainId: number, range: { fromBlock: bigint }): TransactionRecord[]
+  /**
+   * The highest nonce of a wallet held by a transaction that reached or may reach the chain (any
+   * status but `failed`), if any: the ledger's part in seeding the next nonce.
+   *
+   * @example
+   * ledger.transactions.highestLiveNonce(31337, address) // 12
+   */
+  highestLiveNonce(chainId: number, from: Address): number | undefined
 }
 
 /** Builds the transactions repository over an open database (see `openLedger`). */
@@ -232,9 +171,26 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
   const setStatus = db.prepare<[string, string | null, number, number]>(
     'UPDATE transactions SET status = ?, error = ?, updated_at_ms = ? WHERE id = ?',
   )
-  const setMined = db.prepare<[number, string, number, number]>(
-    `UPDATE transactions SET status = 'mined', block_number = ?, receipt_status = ?, error = NULL, updated_at_ms = ?
-     WHERE id = ?`,
+  const setMined = db.prepare<[number, string | null, string, number, number]>(
+    `UPDATE transactions SET status = 'mined', block_number = ?, block_hash = ?, receipt_status = ?, error = NULL,
+       updated_at_ms = ? WHERE id = ?`,
+  )
+  const setUnmined = db.prepare<[string, number, number]>(
+    `UPDATE transactions SET status = 'broadcast', block_number = NULL, block_hash = NULL, receipt_status = NULL,
+       error = ?, updated_at_ms = ? WHERE id = ?`,
+  )
+  const selectUnresolved = db.prepare<[number, string], TransactionRow>(
+    `SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND status IN ('signed', 'broadcast')
+     ORDER BY nonce, id`,
+  )
+  const selectAtNonce = db.prepare<[number, string, number], TransactionRow>(
+    'SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND nonce = ? ORDER BY id',
+  )
+  const selectMinedFrom = db.prepare<[number, number], TransactionRow>(
+    `SELECT * FROM transactions WHERE chain_id = ? AND status = 'mined' AND block_number >= ? ORDER BY block_number, id`,
+  )
+  const selectHighestLive = db.prepare<[number, string], { nonce: number | null }>(
+    `SELECT max(nonce) AS nonce FROM transactions WHERE chain_id = ? AND from_address = ? AND status <> 'failed'`,
   )
   const replaceOthers = db.prepare<[string, number, number, string, number, number]>(
     `UPDATE transactions SET status = 'replaced', error = ?, updated_at_ms = ?
@@ -266,8 +222,8 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
     const hash = canonicalBytes32(input.hash, 'hash')
     const executionId =
       input.executionId === undefined ? null : safeInteger(input.executionId, 'executionId', 1)
-    if (!['approve', 'execute', 'cancel'].includes(input.kind))
-      throw new LedgerInputError('kind', input.kind, 'must be approve, execute or cancel.')
+    if (!['approve', 'execute', 'cancel', 'gap-fill'].includes(input.kind))
+      throw new LedgerInputError('kind', input.kind, 'must be approve, execute, cancel or gap-fill.')
     if (typeof input.raw !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(input.raw))
       throw new LedgerInputError('raw', input.raw, 'is not a hex-encoded signed transaction.')
     const raw = input.raw.toLowerCase() as Hex
@@ -341,14 +297,44 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
   })
 
   const mined = db.transaction(
-    (chainId: number, hash: Hex, blockNumber: number, status: 'success' | 'reverted'): TransactionRecord => {
+    (
+      chainId: number,
+      hash: Hex,
+      blockNumber: number,
+      blockHash: Hex | null,
+      status: 'success' | 'reverted',
+    ): TransactionRecord => {
       const row = mustGet(chainId, hash)
       const at = now()
       replaceOthers.run(`nonce used by ${hash}`, at, chainId, row.from_address, row.nonce, row.id)
-      setMined.run(blockNumber, status, at, row.id)
+      setMined.run(blockNumber, blockHash, status, at, row.id)
       return reread(row.id)
     },
   )
+
+  const unmined = db.transaction((chainId: number, hash: Hex, reason: string): TransactionRecord => {
+    const row = mustGet(chainId, hash)
+    if (row.status !== 'mined')
+      throw new TransactionRecordError({
+        code: 'ILLEGAL_TRANSACTION_STATUS',
+        shortMessage: `Transaction ${hash} on chain ${chainId} is ${row.status}, not mined: only a mined transaction can be taken back by a reorg.`,
+        details: { chainId, hash, status: row.status },
+      })
+    setUnmined.run(reason, now(), row.id)
+    return reread(row.id)
+  })
+
+  const dropped = db.transaction((chainId: number, hash: Hex, reason: string): TransactionRecord => {
+    const row = mustGet(chainId, hash)
+    if (row.status === 'mined')
+      throw new TransactionRecordError({
+        code: 'ILLEGAL_TRANSACTION_STATUS',
+        shortMessage: `Transaction ${hash} on chain ${chainId} is mined in block ${row.block_number}: it cannot be dropped.`,
+        details: { chainId, hash, status: row.status },
+      })
+    if (row.status !== 'dropped' && row.status !== 'failed') setStatus.run('dropped', reason, now(), row.id)
+    return reread(row.id)
+  })
 
   const failed = db.transaction((chainId: number, hash: Hex, error: string): TransactionRecord => {
     const row = mustGet(chainId, hash)
@@ -373,8 +359,23 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
         safeInteger(chainId, 'chainId', 1),
         canonicalBytes32(hash, 'hash'),
         blockNumberToInteger(receipt.blockNumber, 'receipt.blockNumber'),
+        receipt.blockHash === undefined ? null : canonicalBytes32(receipt.blockHash, 'receipt.blockHash'),
         receipt.status,
       )
+    },
+    markUnmined: (chainId, hash, reason) =>
+      unmined.immediate(safeInteger(chainId, 'chainId', 1), canonicalBytes32(hash, 'hash'), String(reason)),
+    markDropped: (chainId, hash, reason) =>
+      dropped.immediate(safeInteger(chainId, 'chainId', 1), canonicalBytes32(hash, 'hash'), String(reason)),
+    listUnresolvedTransactions: (chainId, from) =>
+      selectUnresolved.all(chainId, canonicalAddress(from, 'from')).map(toRecord),
+    listTransactionsAtNonce: (chainId, from, nonce) =>
+      selectAtNonce.all(chainId, canonicalAddress(from, 'from'), safeInteger(nonce, 'nonce')).map(toRecord),
+    listMinedTransactions: (chainId, range) =>
+      selectMinedFrom.all(chainId, blockNumberToInteger(range.fromBlock, 'fromBlock')).map(toRecord),
+    highestLiveNonce(chainId, from) {
+      const nonce = selectHighestLive.get(chainId, canonicalAddress(from, 'from'))?.nonce
+      return nonce === null || nonce === undefined ? undefined : nonce
     },
     markFailed: (chainId, hash, error) =>
       failed.immediate(safeInteger(chainId, 'chainId', 1), canonicalBytes32(hash, 'hash'), String(error)),

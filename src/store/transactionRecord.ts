@@ -1,0 +1,132 @@
+import type { Address, Hex } from 'viem'
+import { StockrouteError } from '../domain/errors.js'
+
+// A stored transaction: its kinds, statuses, row and record. The repository is in transactions.ts.
+/** What a transaction does for its execution. */
+export type TransactionKind = 'approve' | 'execute' | 'cancel' | 'gap-fill'
+
+/**
+ * Where a stored transaction is. `signed`: stored, maybe not sent (or sent just before a crash);
+ * `broadcast`: the node accepted it; `mined`: a receipt exists (`receiptStatus` says whether it
+ * reverted; the nonce is used either way); `failed`: known never to reach the chain (refused by the
+ * node), its nonce free again; `replaced`: another transaction of ours took its nonce over;
+ * `dropped`: a transaction this ledger did not sign used its nonce. The final ones are mined,
+ * replaced, failed and dropped (a reorg can bring a mined one back to `broadcast`).
+ */
+export type TransactionStatus = 'signed' | 'broadcast' | 'mined' | 'failed' | 'replaced' | 'dropped'
+
+/** A signed transaction to store before it is sent. */
+export type NewSignedTransaction = {
+  /** The execution it belongs to, if any. */
+  executionId?: number | undefined
+  chainId: number
+  from: Address
+  /** A nonce reserved through the nonces repository. */
+  nonce: number
+  kind: TransactionKind
+  /** keccak256 of `raw`; checked. */
+  hash: Hex
+  /** The signed, serialized transaction, exactly as it will be sent (`eth_sendRawTransaction`). */
+  raw: Hex
+  /** The hash of the live transaction of the same nonce this one replaces (a cancel or speed-up). */
+  replaces?: Hex | undefined
+}
+
+/** One stored transaction. */
+export type TransactionRecord = {
+  id: number
+  executionId: number | null
+  chainId: number
+  from: Address
+  nonce: number
+  kind: TransactionKind
+  hash: Hex
+  raw: Hex
+  status: TransactionStatus
+  /** The id of the transaction this one replaced. */
+  replacesId: number | null
+  blockNumber: bigint | null
+  /** The hash of the block it was mined in (null before migration 3 and while not mined). */
+  blockHash: Hex | null
+  receiptStatus: 'success' | 'reverted' | null
+  error: string | null
+  createdAtMs: number
+  updatedAtMs: number
+}
+
+/** Stable codes of {@link TransactionRecordError}. */
+export type TransactionRecordErrorCode =
+  | 'HASH_MISMATCH'
+  | 'NONCE_NOT_RESERVED'
+  | 'NONCE_IN_USE'
+  | 'BAD_REPLACEMENT'
+  | 'TRANSACTION_NOT_FOUND'
+  | 'ILLEGAL_TRANSACTION_STATUS'
+
+/**
+ * A transaction could not be stored or updated: its hash is not the hash of its raw bytes, its
+ * nonce was not reserved or is held by another live transaction (`details.holder`), the
+ * transaction it claims to replace does not match, it is unknown, or the status move makes no sense
+ * (marking a mined transaction failed).
+ *
+ * @example
+ * try {
+ *   ledger.transactions.recordSignedTransaction(signed)
+ * } catch (error) {
+ *   if (error instanceof TransactionRecordError && error.code === 'NONCE_IN_USE') reserveAnother()
+ * }
+ */
+export class TransactionRecordError extends StockrouteError {
+  override name = 'TransactionRecordError'
+  override readonly code: TransactionRecordErrorCode
+  constructor(parameters: {
+    code: TransactionRecordErrorCode
+    shortMessage: string
+    details: Readonly<Record<string, unknown>>
+  }) {
+    super(parameters)
+    this.code = parameters.code
+  }
+}
+
+/** @internal */
+export type TransactionRow = {
+  id: number
+  execution_id: number | null
+  chain_id: number
+  from_address: string
+  nonce: number
+  kind: TransactionKind
+  hash: string
+  raw: string
+  status: TransactionStatus
+  replaces_id: number | null
+  block_number: number | null
+  block_hash: string | null
+  receipt_status: 'success' | 'reverted' | null
+  error: string | null
+  created_at_ms: number
+  updated_at_ms: number
+}
+
+/** @internal */
+export function toRecord(row: TransactionRow): TransactionRecord {
+  return {
+    id: row.id,
+    executionId: row.execution_id,
+    chainId: row.chain_id,
+    from: row.from_address as Address,
+    nonce: row.nonce,
+    kind: row.kind,
+    hash: row.hash as Hex,
+    raw: row.raw as Hex,
+    status: row.status,
+    replacesId: row.replaces_id,
+    blockNumber: row.block_number === null ? null : BigInt(row.block_number),
+    blockHash: row.block_hash as Hex | null,
+    receiptStatus: row.receipt_status,
+    error: row.error,
+    createdAtMs: row.created_at_ms,
+    updatedAtMs: row.updated_at_ms,
+  }
+}
