@@ -2,6 +2,7 @@ import PQueue from 'p-queue'
 import {
   type Address,
   type Chain,
+  type Hex,
   type HttpTransport,
   isAddressEqual,
   type LocalAccount,
@@ -15,6 +16,8 @@ import { readDecimals } from '../chain/erc20.js'
 import { createInclusionTimes, type InclusionTimes, minimumValidityMs } from '../chain/inclusionTime.js'
 import { type ExecutorDomain, readExecutorDomain } from '../chain/readExecutorDomain.js'
 import { assetDecimalsOf } from '../domain/units.js'
+import type { TransactionManager } from '../transactions/createTransactionManager.js'
+import { defaultTransactionManagerSettings, type TransactionManagerSettings } from '../transactions/types.js'
 import type { EngineContext } from './context.js'
 import { EngineError } from './errors.js'
 import type { GuardChain } from './guardQuote.js'
@@ -29,6 +32,8 @@ export type EngineChainConfig = {
   operatorAddress: Address
   /** Inclusion time assumed before any is measured, ms. Default 4 000. */
   defaultInclusionMs?: number | undefined
+  /** The transaction manager's settings for this chain (confirmations, fee cap, stuck time…). */
+  transactions?: Partial<TransactionManagerSettings> | undefined
 }
 
 /** A chain ready to trade on: its clients, its pins as verified, its asset, its send queue. */
@@ -41,11 +46,16 @@ export type ChainRuntime = GuardChain & {
   account: LocalAccount
   /** Rolling broadcast-to-receipt estimate, replaced after each receipt. */
   inclusion: InclusionTimes
+  /** When each execute was broadcast (Unix ms), until its inclusion is observed. */
+  broadcastTimes: Map<Hex, number>
   /**
    * One wallet per chain, so quote → guard → approvals → execute broadcast runs one execution at a
    * time: the quote is fetched only when the executor can send at once, and nonces go out in order.
    */
   sendQueue: PQueue
+  /** The only signer of this chain's wallet. */
+  transactions: TransactionManager
+  transactionSettings: TransactionManagerSettings
 }
 
 /**
@@ -60,10 +70,16 @@ export type ChainRuntime = GuardChain & {
  * runtimes.get(31337)?.asset.decimals // 6
  */
 export async function createChainRuntimes(
-  parameters: { service: ServiceClient; account: LocalAccount; chains: readonly EngineChainConfig[] },
+  parameters: {
+    service: ServiceClient
+    account: LocalAccount
+    chains: readonly EngineChainConfig[]
+    /** Builds the chain's transaction manager once its clients and pins are checked. */
+    createManager: (runtime: Omit<ChainRuntime, 'transactions'>) => TransactionManager
+  },
   options: CallOptions = {},
 ): Promise<Map<number, ChainRuntime>> {
-  const { service, account, chains } = parameters
+  const { service, account, chains, createManager } = parameters
   const served = await getChains(service, {}, options)
   const runtimes = await Promise.all(
     chains.map(async (config): Promise<ChainRuntime> => {
@@ -98,7 +114,7 @@ export async function createChainRuntimes(
         throw fail(
           `the executor at ${config.rpcUrl} reports chain id ${executorDomain.chainId}: the RPC URL serves another chain.`,
         )
-      return {
+      const runtime: Omit<ChainRuntime, 'transactions'> = {
         chainId: config.chainId,
         rpcUrl: config.rpcUrl,
         executorAddress: config.executorAddress,
@@ -113,8 +129,13 @@ export async function createChainRuntimes(
           defaultMs: config.defaultInclusionMs ?? 4_000,
           maxAgeMs: 10 * 60_000,
         }),
+        broadcastTimes: new Map(),
         sendQueue: new PQueue({ concurrency: 1 }),
+        transactionSettings: { ...defaultTransactionManagerSettings, ...config.transactions },
       }
+      const created = runtime as ChainRuntime
+      created.transactions = createManager(runtime)
+      return created
     }),
   )
   // Each chain knows the others' executors, so a quote signed for another chain is named as such.

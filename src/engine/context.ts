@@ -6,6 +6,7 @@ import type { Ledger } from '../store/openLedger.js'
 import type { TransactionKind } from '../store/transactions.js'
 import type { Instrument, InstrumentResolver } from './resolveInstrument.js'
 import type { EngineSettings } from './settings.js'
+import type { SettlementWaiters } from './settlement.js'
 
 /** A structured logger (pino's shape). The engine logs nothing unless given one. */
 export type EngineLogger = {
@@ -60,4 +61,6 @@ export type EngineContext = {
   now: () => number
   hooks: EngineHooks
   logger: EngineLogger | undefined
+  /** Woken by the settlement handler when the chain ends an execution. */
+  settlements: SettlementWaiters
 }

@@ -2,11 +2,14 @@ import type { LocalAccount } from 'viem'
 import { getMarketQuote } from '../api/actions/getMarketQuote.js'
 import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/getRouterQuote.js'
 import type { ServiceClient } from '../api/createServiceClient.js'
+import { estimateInclusionTime } from '../chain/inclusionTime.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import type { FillRecord } from '../store/fills.js'
 import type { Ledger } from '../store/openLedger.js'
 import { toNotional } from '../store/risk.js'
 import type { TransactionRecord } from '../store/transactions.js'
+import { createTransactionManager } from '../transactions/createTransactionManager.js'
+import type { TransactionManagerEvent, TransactionManagerStatus } from '../transactions/types.js'
 import {
   type ChainRuntime,
   createChainRuntimes,
@@ -24,6 +27,7 @@ import { type RecoveryReport, recordFillsSinceCheckpoint, recoverExecutions } fr
 import { createInstrumentResolver, type Instrument } from './resolveInstrument.js'
 import { runExecution } from './runExecution.js'
 import { defaultEngineSettings, type EngineSettings } from './settings.js'
+import { createSettlementHandler, createSettlementWaiters } from './settlement.js'
 
 export type CreateEngineParameters = {
   /** The ledger (dry runs: a file of their own). */
@@ -40,6 +44,8 @@ export type CreateEngineParameters = {
   now?: (() => number) | undefined
   hooks?: EngineHooks | undefined
   logger?: EngineLogger | undefined
+  /** Each transaction manager's events (recovery steps, gap fills, replacements, reorgs), besides the log. */
+  onTransactionEvent?: ((chainId: number, event: TransactionManagerEvent) => void) | undefined
   signal?: AbortSignal | undefined
 }
 
@@ -94,7 +100,9 @@ export type Engine = {
   /** Quote and guard an intent without executing it. */
   preview(intent: SwapIntent, options?: { signal?: AbortSignal | undefined }): Promise<QuotePreview>
   outcome(executionId: number): ExecutionOutcome
-  /** Refuses new intents and waits for the executions in flight to end. */
+  /** Each chain's transaction manager: recovering or ready, next nonce, pending, gaps filled, replacements, reorgs. */
+  transactionStatus(): TransactionManagerStatus[]
+  /** Refuses new intents, waits for the executions in flight to end, stops the transaction managers. */
   close(): Promise<void>
 }
 
@@ -114,10 +122,6 @@ export type Engine = {
 export async function createEngine(parameters: CreateEngineParameters): Promise<Engine> {
   const { ledger, service, account } = parameters
   const settings: EngineSettings = { ...defaultEngineSettings, ...parameters.settings }
-  const chains = await createChainRuntimes(
-    { service, account, chains: parameters.chains },
-    parameters.signal ? { signal: parameters.signal } : {},
-  )
   const context: EngineContext = {
     ledger,
     service,
@@ -127,11 +131,54 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     now: parameters.now ?? Date.now,
     hooks: parameters.hooks ?? {},
     logger: parameters.logger,
+    settlements: createSettlementWaiters(),
+  }
+  const chains: Map<number, ChainRuntime> = await createChainRuntimes(
+    {
+      service,
+      account,
+      chains: parameters.chains,
+      createManager: (runtime) =>
+        createTransactionManager({
+          chainId: runtime.chainId,
+          ledger,
+          account,
+          publicClient: runtime.publicClient,
+          walletClient: runtime.walletClient,
+          settings: runtime.transactionSettings,
+          handler: createSettlementHandler(context, () => chainOf(runtime.chainId), context.settlements),
+          inclusionMs: () => estimateInclusionTime(chainOf(runtime.chainId).inclusion, context.now()),
+          dryRun: settings.dryRun,
+          now: context.now,
+          onEvent: (event) => {
+            logManagerEvent(context, runtime.chainId, event)
+            parameters.onTransactionEvent?.(runtime.chainId, event)
+          },
+          onStep: ({ step, tx }) =>
+            context.hooks.onStep?.({
+              step,
+              executionId: tx.executionId,
+              chainId: tx.chainId,
+              kind: tx.kind,
+              hash: tx.hash,
+              nonce: tx.nonce,
+            }),
+        }),
+    },
+    parameters.signal ? { signal: parameters.signal } : {},
+  )
+  let started = false
+  const recovering = new Set<Promise<RecoveryReport>>()
+  /** The managers start with the first recovery or submission: a preview never signs anything. */
+  const start = () => {
+    if (started) return
+    started = true
+    for (const chain of chains.values()) chain.transactions.start()
   }
   const inFlight = new Map<number, Promise<ExecutionRecord>>()
   let closed = false
 
-  const chainOf = (chainId: number): ChainRuntime => {
+  function chainOf(chainId: number): ChainRuntime {
     const chain = chains.get(chainId)
     if (!chain)
       throw new EngineError({
@@ -173,7 +220,13 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     chains,
     settings,
     async recover(options = {}) {
-      return recoverExecutions(context, chains, options)
+      start()
+      const run = recoverExecutions(context, chains, options)
+      recovering.add(run)
+      return run.finally(() => recovering.delete(run))
+    },
+    transactionStatus() {
+      return [...chains.values()].map((chain) => chain.transactions.status())
     },
     async syncSettlements() {
       const counts = { fillsRecorded: 0, unattributedFills: 0 }
@@ -191,6 +244,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       const existing = follow(intent.intentId)
       if (existing) return existing
       const chain = chainOf(intent.chainId)
+      start()
       const instrument = await context.resolveInstrument(
         intent,
         options.signal ? { signal: options.signal } : {},
@@ -267,8 +321,9 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     outcome,
     async close() {
       closed = true
-      await Promise.allSettled([...inFlight.values()])
+      await Promise.allSettled([...inFlight.values(), ...recovering])
       await Promise.all([...chains.values()].map((chain) => chain.sendQueue.onIdle()))
+      await Promise.all([...chains.values()].map((chain) => chain.transactions.stop()))
     },
   }
   return engine
@@ -294,5 +349,40 @@ export function serviceMarketPrice(service: ServiceClient): MarketPriceSource {
         shortMessage: `The market price of ${instrument.marketSymbol} (${quote.close}) cannot be used: it has more than 8 decimals.`,
       })
     return quote.prices.close
+  }
+}
+
+/** The transaction managers' events, in the engine's log: recovery steps, gap fills, replacements, reorgs. */
+function logManagerEvent(context: EngineContext, chainId: number, event: TransactionManagerEvent): void {
+  const log = context.logger
+  if (!log) return
+  switch (event.kind) {
+    case 'recovery':
+      log.info({ chainId }, event.message)
+      return
+    case 'gap-filled':
+      log.warn(
+        { chainId, nonce: event.nonce, txHash: event.hash },
+        `nonce gap at ${event.nonce} filled with a self-transfer`,
+      )
+      return
+    case 'rebroadcast':
+      log.info({ chainId, nonce: event.nonce, txHash: event.hash }, `transaction sent again: ${event.reason}`)
+      return
+    case 'replaced':
+      log.warn(
+        { chainId, nonce: event.nonce, txHash: event.hash, replaces: event.replaces },
+        `transaction replaced: ${event.reason}`,
+      )
+      return
+    case 'reorg':
+      log.warn(
+        { chainId, forkNumber: event.forkNumber.toString(), removed: event.removed },
+        `reorg: ${event.removed} block(s) above ${event.forkNumber} replaced${event.beyondWindow ? ' (deeper than the window: trading halted)' : ''}`,
+      )
+      return
+    case 'error':
+      log.error({ chainId }, event.message)
+      return
   }
 }

@@ -107,7 +107,8 @@ export async function guardQuote(parameters: GuardQuoteParameters): Promise<Guar
     now,
     knownExecutors: chain.knownExecutors,
   })
-  if (!signed.ok && (signed.rule === 'signer' || signed.rule === 'domain' || signed.rule === 'horizon')) return signed
+  if (!signed.ok && (signed.rule === 'signer' || signed.rule === 'domain' || signed.rule === 'horizon'))
+    return signed
 
   const stockAmount = quote.isBuy ? quote.amountOut : quote.amountIn
   try {

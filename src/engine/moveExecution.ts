@@ -2,8 +2,8 @@ import type { ExecutionPatch, ExecutionRecord, ExecutionState } from '../store/e
 import type { EngineContext } from './context.js'
 
 /**
- * Moves an execution from the state it is in to `to` (compare-and-set: it fails if another worker
- * moved it meanwhile), appends the event with its reason, and announces it.
+ * Moves an execution from the state it is in to `to` (compare-and-set on its state and version: it
+ * fails if another worker or process moved it since `execution` was read), appends the event with its reason, and announces it.
  *
  * @example
  * execution = moveExecution(context, execution, 'quoting', 'executor free')
@@ -15,7 +15,7 @@ export function moveExecution(
   reason: string,
   patch: ExecutionPatch = {},
 ): ExecutionRecord {
-  const record = context.ledger.executions.transition(execution.id, execution.state, to, reason, patch)
+  const record = context.ledger.executions.transition(execution.id, execution, to, reason, patch)
   announceTransition(context, record)
   return record
 }

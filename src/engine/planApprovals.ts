@@ -12,6 +12,12 @@ export type PlanApprovalsParameters = {
   /** What the quote needs: its amount_in_used. */
   needed: bigint
   policy: ApprovalPolicy
+  /**
+   * The allowance once the wallet's pending transactions are mined, from the one on chain (the
+   * transaction manager's `allowanceAfterPending`): overlapping executions of one token must not
+   * count the same allowance twice. Default: the on-chain allowance as it is.
+   */
+  afterPending?: ((onChain: bigint) => bigint) | undefined
 }
 
 export type ApprovalPlan = {
@@ -40,7 +46,9 @@ export async function planApprovals(
   const { token, owner, spender, needed, policy } = parameters
   const target = approvalTarget(needed, policy)
   const zeroFirst = await needsZeroAllowanceFirst(client, { token, owner, spender, amount: target }, options)
-  const { currentAllowance } = zeroFirst
+  const currentAllowance = parameters.afterPending
+    ? parameters.afterPending(zeroFirst.currentAllowance)
+    : zeroFirst.currentAllowance
   if (currentAllowance >= needed) return { currentAllowance, target: currentAllowance, approvals: [] }
   const approvals = [buildApproveRequest({ token, spender, amount: target })]
   if (zeroFirst.needed) approvals.unshift(buildApproveRequest({ token, spender, amount: 0n }))

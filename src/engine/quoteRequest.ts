@@ -41,11 +41,14 @@ export function approvalParametersOf(
   quote: RouterQuote,
   policy: ApprovalPolicy,
 ): PlanApprovalsParameters {
+  const token = quote.isBuy ? quote.assetToken : quote.stockToken
   return {
-    token: quote.isBuy ? quote.assetToken : quote.stockToken,
+    token,
     owner: chain.account.address,
     spender: chain.executorAddress,
     needed: quote.amountInUsed,
     policy,
+    afterPending: (onChain) =>
+      chain.transactions.allowanceAfterPending(token, chain.executorAddress, onChain),
   }
 }

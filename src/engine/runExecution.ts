@@ -8,6 +8,7 @@ import { StockrouteError } from '../domain/errors.js'
 import { toPrice } from '../domain/units.js'
 import { type ExecutionRecord, ExecutionStateError, terminalExecutionStates } from '../store/executions.js'
 import { toNotional } from '../store/risk.js'
+import { awaitSettlement } from './awaitSettlement.js'
 import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext } from './context.js'
@@ -18,8 +19,7 @@ import { announceTransition, moveExecution } from './moveExecution.js'
 import { planApprovals } from './planApprovals.js'
 import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js'
 import type { Instrument } from './resolveInstrument.js'
-import { broadcastTransaction, signAndStore } from './sendTransaction.js'
-import { settleExecution } from './settleExecution.js'
+import { recordOpenAllowancesOf } from './settlement.js'
 import { storedQuoteOf } from './storedQuote.js'
 
 /**
@@ -47,23 +47,34 @@ export async function runExecution(
       signal ? { signal } : {},
     )
     const intent = checkIntent(intentOf(execution), instrument, chain.asset.decimals)
+    // A wallet under recovery takes no new transaction until its nonces are sound.
+    await chain.transactions.ready(signal)
     const submitted = await chain.sendQueue.add(() =>
       quoteAndSubmit(context, chain, { execution, intent, instrument, signal }),
     )
     if (submitted.execution.state !== 'submitted') return submitted.execution
-    return await settleExecution(context, chain, {
-      execution: submitted.execution,
-      broadcastAtMs: submitted.broadcastAtMs,
-      rebroadcast: submitted.broadcastAtMs === undefined,
-      signal,
-    })
+    return await awaitSettlement(context, submitted.execution, signal)
   } catch (error) {
     // Aborted (the daemon is stopping): an execution that never broadcast its execute is cancelled;
     // a submitted one stays submitted for the next start's recovery.
     const why = signal?.aborted
       ? new ExecutionStop('rejected', `cancelled before broadcast: ${describe(signal.reason)}`)
       : error
-    return stopExecution(context, execution.id, why)
+    try {
+      const stopped = stopExecution(context, execution.id, why)
+      // Approvals it sent stay on chain: recorded as open allowances (and revoked, if so configured).
+      recordOpenAllowancesOf(context, chain, stopped)
+      return stopped
+    } catch (stopError) {
+      // The ledger refused the write (a storage fault): the execution stays where it was, for the
+      // next start's recovery; the caller gets its last committed state rather than a rejection.
+      if (!context.ledger.storageFault) throw stopError
+      context.logger?.error(
+        { executionId: execution.id, error: describe(stopError) },
+        'could not record why the execution stopped: the ledger has a storage fault',
+      )
+      return context.ledger.executions.getExecution(execution.id) ?? execution
+    }
   }
 }
 
@@ -81,7 +92,7 @@ export function intentOf(execution: ExecutionRecord): SwapIntent {
   }
 }
 
-type Submission = { execution: ExecutionRecord; broadcastAtMs?: number | undefined }
+type Submission = { execution: ExecutionRecord }
 
 async function quoteAndSubmit(
   context: EngineContext,
@@ -121,7 +132,7 @@ async function quoteAndSubmit(
       )
       const record = ledger.executions.transition(
         execution.id,
-        'quoting',
+        execution,
         'quoted',
         `quote ${reply.quote.quoteId} received`,
         {
@@ -174,6 +185,7 @@ async function quoteAndSubmit(
         'approving an unlimited allowance (approvalPolicy unlimited): the executor may spend this token without limit',
       )
     const approvalsPending = plan.approvals.length > 0 && !settings.dryRun
+    const approvalsSent: string[] = []
     if (approvalsPending) {
       execution = moveExecution(
         context,
@@ -182,13 +194,14 @@ async function quoteAndSubmit(
         `approving ${plan.target} of ${plan.approvals[0]?.token} to ${chain.executorAddress} (allowance ${plan.currentAllowance}, needed ${reply.quote.amountInUsed})`,
       )
       for (const approval of plan.approvals) {
-        const tx = await signAndStore(context, chain, {
-          executionId: execution.id,
-          request: { kind: 'approve', to: approval.to, data: approval.data, gas: settings.approveGasLimit },
-        })
-        const sent = await broadcastTransaction(context, chain, tx)
+        const { record, broadcast } = await chain.transactions.send(
+          { kind: 'approve', to: approval.to, data: approval.data, gas: settings.approveGasLimit },
+          { executionId: execution.id, check: () => assertNotHalted(context) },
+        )
+        approvalsSent.push(record.hash)
+        const sent = await broadcast
         if (sent.status === 'refused')
-          throw new ExecutionStop('failed', `the node refused approval ${tx.hash}: ${sent.error}`)
+          throw new ExecutionStop('failed', `the node refused approval ${record.hash}: ${sent.error}`)
       }
     }
 
@@ -213,7 +226,7 @@ async function quoteAndSubmit(
         }
         throw new ExecutionStop(
           result.errorName === 'QuoteExpired' ? 'expired' : 'failed',
-          `the simulation of execute ${result.message}: nothing was sent`,
+          `the simulation of execute ${result.message}: ${notSent(approvalsSent)}`,
         )
       }
       gas = result.gas + (result.gas * BigInt(settings.gasBufferBps)) / 10_000n
@@ -222,11 +235,46 @@ async function quoteAndSubmit(
       simulation = 'simulation skipped: it needs the approval, which a dry run does not send'
     }
 
-    // Right before the signature: approvals and simulation took time, and the promise is about now.
-    const left = reply.quote.expiresAt * 1000 - context.now()
-    const required = minimumValidity(context, chain, context.now())
-    if (left < required) {
-      const dropped = `${Math.max(0, Math.round(left))} ms of validity left before signing the execute, ${required} ms required`
+    const data = encodeFunctionData({
+      abi: executorAbi,
+      functionName: 'execute',
+      args: [struct, reply.signature],
+    })
+    if (settings.dryRun) return dryRunEnd(context, chain, { execution, data, gas, plan, simulation })
+    let submitted: ExecutionRecord | undefined
+    let dropped: string | undefined
+    try {
+      const { record, broadcast } = await chain.transactions.send(
+        { kind: 'execute', to: chain.executorAddress, data, gas },
+        {
+          executionId: execution.id,
+          // Inside the wallet's critical section, right before the nonce: the promise is about now.
+          check: () => {
+            assertNotHalted(context)
+            const left = reply.quote.expiresAt * 1000 - context.now()
+            const required = minimumValidity(context, chain, context.now())
+            if (left < required) {
+              dropped = `${Math.max(0, Math.round(left))} ms of validity left before signing the execute, ${required} ms required`
+              throw new ExecutionStop('expired', dropped)
+            }
+          },
+          alsoInLedger: (record) => {
+            submitted = ledger.executions.transition(
+              execution.id,
+              execution,
+              'submitted',
+              `execute ${record.hash} signed with nonce ${record.nonce} (${simulation}); ${Math.round(reply.quote.expiresAt * 1000 - context.now())} ms of validity left`,
+            )
+          },
+        },
+      )
+      execution = submitted ?? execution
+      announceTransition(context, execution)
+      const sent = await broadcast
+      if (sent.status === 'broadcast') chain.broadcastTimes.set(record.hash, sent.atMs)
+      return { execution: ledger.executions.getExecution(execution.id) ?? execution }
+    } catch (error) {
+      if (dropped === undefined || !(error instanceof ExecutionStop)) throw error
       if (attempt < settings.maxQuoteAttempts) {
         why = `quote ${reply.quote.quoteId} dropped: ${dropped}; re-quoting, attempt ${attempt + 1} of ${settings.maxQuoteAttempts}`
         continue
@@ -236,39 +284,23 @@ async function quoteAndSubmit(
         `no quote with enough validity after ${attempt} attempts: ${dropped}`,
       )
     }
-    const data = encodeFunctionData({
-      abi: executorAbi,
-      functionName: 'execute',
-      args: [struct, reply.signature],
-    })
-    if (settings.dryRun) return dryRunEnd(context, chain, { execution, data, gas, plan, simulation })
-    let submitted: ExecutionRecord | undefined
-    const tx = await signAndStore(context, chain, {
-      executionId: execution.id,
-      request: { kind: 'execute', to: chain.executorAddress, data, gas },
-      alsoInLedger: (record) => {
-        submitted = ledger.executions.transition(
-          execution.id,
-          execution.state,
-          'submitted',
-          `execute ${record.hash} signed with nonce ${record.nonce} (${simulation}); ${Math.round(reply.quote.expiresAt * 1000 - context.now())} ms of validity left`,
-        )
-      },
-    })
-    execution = submitted ?? execution
-    announceTransition(context, execution)
-    const sent = await broadcastTransaction(context, chain, tx)
-    if (sent.status === 'refused') {
-      execution = moveExecution(
-        context,
-        execution,
-        'failed',
-        `the node refused execute ${tx.hash}: ${sent.error}`,
-      )
-      return { execution }
-    }
-    return { execution, broadcastAtMs: sent.status === 'broadcast' ? sent.atMs : undefined }
   }
+}
+
+/** What an execution stopped before its execute leaves on chain, in words. */
+function notSent(approvals: readonly string[]): string {
+  if (approvals.length === 0) return 'nothing was sent'
+  return `the execute was not sent; approval ${approvals.join(', ')} was (its allowance is recorded as open once mined)`
+}
+
+/** The kill switch, read right before each signature: a halt stops the execution with nothing signed. */
+function assertNotHalted(context: EngineContext): void {
+  const killSwitch = context.ledger.risk.killSwitch()
+  if (killSwitch.halted)
+    throw new ExecutionStop(
+      'rejected',
+      `kill switch: trading is halted (${killSwitch.reason}); nothing was signed. Run stockroute resume to trade again.`,
+    )
 }
 
 async function requestQuote(
@@ -293,8 +325,8 @@ async function requestQuote(
   }
 }
 
-/** A dry run ends here: the execute is signed and stored, never sent; its nonce is given back. */
-function dryRunEnd(
+/** A dry run ends here: the execute is signed and stored, never sent; the manager gives its nonce back. */
+async function dryRunEnd(
   context: EngineContext,
   chain: ChainRuntime,
   parameters: {
@@ -305,25 +337,21 @@ function dryRunEnd(
     simulation: string
   },
 ): Promise<Submission> {
-  const { ledger } = context
   const { execution, data, gas, plan, simulation } = parameters
-  return signAndStore(context, chain, {
-    executionId: execution.id,
-    request: { kind: 'execute', to: chain.executorAddress, data, gas },
-  }).then((tx) => {
-    ledger.transactions.markFailed(chain.chainId, tx.hash, 'dry run: never broadcast')
-    ledger.nonces.releaseNonce(chain.chainId, tx.from, tx.nonce)
-    const approvals = plan.approvals
-      .map((approval) => `approve(${approval.spender}, ${approval.amount})`)
-      .join(', ')
-    const record = moveExecution(
-      context,
-      execution,
-      'rejected',
-      `dry run: execute ${tx.hash} signed (${simulation}) and not broadcast${approvals ? `; would first send ${approvals}` : ''}`,
-    )
-    return { execution: record }
-  })
+  const { record } = await chain.transactions.send(
+    { kind: 'execute', to: chain.executorAddress, data, gas },
+    { executionId: execution.id, check: () => assertNotHalted(context) },
+  )
+  const approvals = plan.approvals
+    .map((approval) => `approve(${approval.spender}, ${approval.amount})`)
+    .join(', ')
+  const moved = moveExecution(
+    context,
+    execution,
+    'rejected',
+    `dry run: execute ${record.hash} signed (${simulation}) and not broadcast${approvals ? `; would first send ${approvals}` : ''}`,
+  )
+  return { execution: moved }
 }
 
 /**

@@ -52,6 +52,12 @@ export type EngineSettings = {
   gasBufferBps: number
   /** Extra time after a quote's expiry before its still-pending execute is cancelled, ms. */
   cancelGraceMs: number
+  /**
+   * An approval mined for an execution that ended before sending its execute leaves an allowance
+   * open (recorded in the ledger either way): `reuse` leaves it for the next execution of the same
+   * token and spender; `revoke` sends an approval to zero at once.
+   */
+  openAllowances: 'reuse' | 'revoke'
 }
 
 /** The settings used where a caller gives none. */
@@ -70,4 +76,5 @@ export const defaultEngineSettings: EngineSettings = {
   executeGasLimit: 400_000n,
   gasBufferBps: 2_000,
   cancelGraceMs: 1_000,
+  openAllowances: 'reuse',
 }

@@ -123,6 +123,7 @@ export function fillOf(
     amountOut: fill.amountOut,
     feeAmount: toAssetAmount(fill.feeAmount),
     blockNumber: fill.blockNumber,
+    blockHash: fill.blockHash,
     blockTime,
     ticker: execution.ticker,
     exchange: execution.exchange,

@@ -194,9 +194,10 @@ describe('engine.syncSettlements', () => {
       })
       expect(buy.execution.state, buy.execution.reason).toBe('confirmed')
       expect(await engine.syncSettlements()).toEqual({ fillsRecorded: 0, unattributedFills: 0 })
-      const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+      const { publicClient, testClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+      // The checkpoint covers final blocks only: the head minus the chain's confirmations (1 here).
       expect(ledger.checkpoints.getCheckpoint(chain.chainId)).toBe(
-        await publicClient.getBlockNumber({ cacheTime: 0 }),
+        (await publicClient.getBlockNumber({ cacheTime: 0 })) - 1n,
       )
 
       // The same wallet trades by hand: the ledger holds no execution for that quote.
@@ -205,6 +206,7 @@ describe('engine.syncSettlements', () => {
         isBuy: true,
         amountIn: '300',
       })
+      await testClient.mine({ blocks: 1 })
       expect(await engine.syncSettlements()).toEqual({ fillsRecorded: 0, unattributedFills: 1 })
       expect(ledger.fills.listFills()).toHaveLength(1)
     } finally {

@@ -75,10 +75,12 @@ describe.each([
     expectNothingSigned(result)
   })
 
-  it('rejects a validly signed quote expiring hours ahead, beyond the reference\'s 10 s (rule horizon)', async () => {
+  it("rejects a validly signed quote expiring hours ahead, beyond the reference's 10 s (rule horizon)", async () => {
     const result = await executeUnderFault(pickChain(), 'far-expiry')
     expect(result.outcome.execution.state).toBe('rejected')
-    expect(result.outcome.execution.reason).toMatch(/^guard horizon: the quote expires at .*a router quote is valid for 10 s/)
+    expect(result.outcome.execution.reason).toMatch(
+      /^guard horizon: the quote expires at .*a router quote is valid for 10 s/,
+    )
     expectNothingSigned(result)
   })
 

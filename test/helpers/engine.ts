@@ -27,6 +27,14 @@ export const testEngineSettings: Partial<EngineSettings> = {
   receiptPollMs: 50,
 }
 
+/** Transaction managers for anvil: blocks come at once, so heads and pending checks are polled often. */
+export const testTransactionSettings = {
+  confirmations: 1,
+  blockPollMs: 50,
+  checkMs: 200,
+  stuckAfterMs: 3_000,
+}
+
 /** How every test engine reaches the chains: the pins the sandbox's chain list must match. */
 export function engineChainsOf(chains: readonly LocalChain[] = localChains()) {
   return chains.map((chain) => ({
@@ -35,6 +43,7 @@ export function engineChainsOf(chains: readonly LocalChain[] = localChains()) {
     executorAddress: chain.executorAddress,
     operatorAddress: chain.operatorAddress,
     defaultInclusionMs: 1_000,
+    transactions: testTransactionSettings,
   }))
 }
 

@@ -49,8 +49,12 @@ export function anvilsWithChainId(chainId: number): number[] {
 }
 
 /** Runs the stockroute CLI (or a tsx script) as a child process with piped output. */
-export function spawnNode(args: readonly string[]): ChildProcess {
-  return spawn(process.execPath, [...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+export function spawnNode(args: readonly string[], options: { env?: NodeJS.ProcessEnv } = {}): ChildProcess {
+  return spawn(process.execPath, [...args], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env ? { env: options.env } : {}),
+  })
 }
 
 /** Resolves with the first stdout line, or rejects when the process exits first. */

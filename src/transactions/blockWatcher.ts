@@ -1,0 +1,160 @@
+import type { Block, Hash, PublicClient } from 'viem'
+import { getBlock, getBlockNumber } from 'viem/actions'
+
+/** A block as the watcher keeps it: enough to follow the chain and find ours in it. */
+export type WatchedBlock = {
+  number: bigint
+  hash: Hash
+  parentHash: Hash
+  timestamp: bigint
+  /** The hashes of the block's transactions. */
+  transactions: readonly Hash[]
+}
+
+/** What the watcher tells its listener, in chain order. */
+export type BlockWatcherListener = {
+  /** A block became part of the canonical chain (each number once, unless a reorg replaces it). */
+  onBlock(block: WatchedBlock): Promise<void> | void
+  /**
+   * The chain switched branches: every block above `forkNumber` that was reported is gone (its
+   * replacements follow as `onBlock`). `beyondWindow` when the fork lies below the blocks the watcher
+   * remembers: the depth cannot be known, so everything since `forkNumber` must be re-checked.
+   */
+  onReorg(event: {
+    forkNumber: bigint
+    removed: readonly WatchedBlock[]
+    beyondWindow: boolean
+  }): Promise<void> | void
+  /** A poll failed (the node is unreachable); the watcher keeps polling. */
+  onError?(error: unknown): void
+}
+
+export type BlockWatcherParameters = {
+  client: PublicClient
+  /** How often the head is polled, ms. */
+  pollMs: number
+  /** Blocks remembered for reorg detection; a deeper reorg is reported `beyondWindow`. */
+  window: number
+  listener: BlockWatcherListener
+  /** The first block reported is the one after this (default: the head at start, reported itself). */
+  fromBlock?: bigint | undefined
+}
+
+/** A running block watcher of one chain. */
+export type BlockWatcher = {
+  /** The last canonical block reported, if any. */
+  head(): WatchedBlock | undefined
+  /** Polls once now (also what the timer does); resolves when every new block was reported. */
+  poll(): Promise<void>
+  stop(): Promise<void>
+}
+
+/**
+ * Follows one chain head by polling `eth_blockNumber`, reads each new block once (its transaction
+ * hashes only) and reports it, in order, with no number skipped; checks every block's parent hash
+ * against the block before it, so a reorg is seen the moment its first block is, and reported with
+ * the fork point before the new branch's blocks. One watcher per chain serves every wallet's
+ * transaction manager: receipts are then read only for our transactions in a block, never polled
+ * per transaction.
+ *
+ * @example
+ * const watcher = startBlockWatcher({ client, pollMs: 250, window: 64, listener: {
+ *   onBlock: (block) => console.log(block.number, block.transactions.length),
+ *   onReorg: ({ forkNumber }) => console.log('reorg above', forkNumber),
+ * } })
+ * await watcher.stop()
+ */
+export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatcher {
+  const { client, pollMs, window, listener } = parameters
+  const known: WatchedBlock[] = []
+  let next: bigint | undefined = parameters.fromBlock === undefined ? undefined : parameters.fromBlock + 1n
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> | undefined
+
+  const fetchBlock = async (number: bigint): Promise<WatchedBlock> =>
+    watchedOf(await getBlock(client, { blockNumber: number, includeTransactions: false }))
+  const at = (number: bigint) => known.find((block) => block.number === number)
+
+  const advance = async () => {
+    const headNumber = await getBlockNumber(client, { cacheTime: 0 })
+    next ??= headNumber
+    const last = known.at(-1)
+    if (last && headNumber <= last.number) {
+      // No new block, but the head may have been replaced (a reorg of equal length) or removed (a rollback).
+      const head = await fetchBlock(headNumber)
+      if (at(headNumber)?.hash !== head.hash) await reorgBelow(headNumber)
+      else if (headNumber < last.number) await reportFork(headNumber, false)
+    }
+    while (!stopped && next <= headNumber) {
+      const block = await fetchBlock(next)
+      const parent = at(block.number - 1n)
+      if (parent && parent.hash !== block.parentHash) {
+        await reorgBelow(block.number - 1n)
+        continue
+      }
+      known.push(block)
+      while (known.length > window) known.shift()
+      await listener.onBlock(block)
+      next = block.number + 1n
+    }
+  }
+
+  /** The block at `number` (or above) is not the one we reported: walk back to the common ancestor. */
+  const reorgBelow = async (number: bigint) => {
+    let forkNumber = number
+    while (forkNumber >= 0n) {
+      const mine = at(forkNumber)
+      if (!mine) break
+      const theirs = await fetchBlock(forkNumber)
+      if (theirs.hash === mine.hash) break
+      forkNumber -= 1n
+    }
+    await reportFork(forkNumber, !at(forkNumber))
+  }
+
+  const reportFork = async (forkNumber: bigint, beyondWindow: boolean) => {
+    const removed = known.filter((entry) => entry.number > forkNumber)
+    known.splice(0, known.length, ...known.filter((entry) => entry.number <= forkNumber))
+    await listener.onReorg({ forkNumber, removed, beyondWindow })
+    next = forkNumber + 1n
+  }
+
+  const poll = () => {
+    running ??= advance()
+      .catch((error: unknown) => listener.onError?.(error))
+      .finally(() => {
+        running = undefined
+      })
+    return running
+  }
+  const loop = () => {
+    if (stopped) return
+    void poll().finally(() => {
+      if (!stopped) timer = setTimeout(loop, pollMs)
+    })
+  }
+  loop()
+
+  return {
+    head: () => known.at(-1),
+    poll,
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await running
+    },
+  }
+}
+
+function watchedOf(block: Block<bigint, false>): WatchedBlock {
+  if (block.number === null || block.hash === null)
+    throw new Error('the node returned a pending block where a mined one was asked for')
+  return {
+    number: block.number,
+    hash: block.hash,
+    parentHash: block.parentHash,
+    timestamp: block.timestamp,
+    transactions: block.transactions,
+  }
+}

@@ -1,0 +1,47 @@
+import { BaseError, type Hex, HttpRequestError, TimeoutError, type WalletClient } from 'viem'
+import { sendRawTransaction } from 'viem/actions'
+
+/** What the node said to a raw transaction. */
+export type RawBroadcastOutcome =
+  /** Accepted, or it had it already. */
+  | { outcome: 'accepted' }
+  /** The nonce is used (by this transaction, mined since, or by another): the chain decides. */
+  | { outcome: 'nonce-used'; error: string }
+  /** No answer (connection refused, reset, timed out): it may or may not have arrived. */
+  | { outcome: 'no-answer'; error: string }
+  /** A replacement offering too little over the transaction it replaces. */
+  | { outcome: 'underpriced'; error: string }
+  /** Refused for good (funds, gas, malformed): it will never be mined. */
+  | { outcome: 'refused'; error: string }
+
+/**
+ * Sends signed bytes with `eth_sendRawTransaction` (never signs: the same bytes can only ever be
+ * the same transaction) and classifies the node's answer.
+ *
+ * @example
+ * const sent = await broadcastRaw(walletClient, record.raw)
+ * if (sent.outcome === 'refused') console.log(sent.error)
+ */
+export async function broadcastRaw(client: WalletClient, raw: Hex): Promise<RawBroadcastOutcome> {
+  try {
+    await sendRawTransaction(client, { serializedTransaction: raw })
+    return { outcome: 'accepted' }
+  } catch (error) {
+    const message = error instanceof BaseError ? error.shortMessage : String(error)
+    const details = error instanceof BaseError ? `${message} ${error.details}` : message
+    if (/already known|already imported|known transaction|already exists/i.test(details))
+      return { outcome: 'accepted' }
+    if (/nonce too low|nonce has already been used|NonceTooLow/i.test(details))
+      return { outcome: 'nonce-used', error: message }
+    if (/underpriced|replacement fee too low|fee too low to replace/i.test(details))
+      return { outcome: 'underpriced', error: message }
+    if (isTransportFailure(error)) return { outcome: 'no-answer', error: message }
+    return { outcome: 'refused', error: message }
+  }
+}
+
+/** The request never got an answer from the node. */
+function isTransportFailure(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return true
+  return Boolean(error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError))
+}

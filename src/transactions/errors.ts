@@ -1,0 +1,28 @@
+import { StockrouteError } from '../domain/errors.js'
+
+/** Stable codes of {@link TransactionManagerError}. */
+export type TransactionManagerErrorCode = 'STORAGE_FAULT' | 'MANAGER_STOPPED'
+
+/**
+ * The transaction manager refused to sign: the ledger has a storage fault (nothing may be signed
+ * that cannot be stored first), or the manager is stopping.
+ *
+ * @example
+ * try {
+ *   await manager.send(request, { executionId })
+ * } catch (error) {
+ *   if (error instanceof TransactionManagerError && error.code === 'STORAGE_FAULT') stopTrading()
+ * }
+ */
+export class TransactionManagerError extends StockrouteError {
+  override name = 'TransactionManagerError'
+  override readonly code: TransactionManagerErrorCode
+  constructor(parameters: {
+    code: TransactionManagerErrorCode
+    shortMessage: string
+    details?: Readonly<Record<string, unknown>>
+  }) {
+    super(parameters)
+    this.code = parameters.code
+  }
+}

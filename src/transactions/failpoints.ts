@@ -1,0 +1,76 @@
+import { writeSync } from 'node:fs'
+
+/**
+ * The named points on the money path where a test (or an operator reproducing a bug) can make the
+ * process die, as etcd's and TiKV's failpoints do. Each sits between two durable facts, so a
+ * SIGKILL there leaves the ledger and the chain in exactly one of the states recovery must handle.
+ */
+export const failpointNames = [
+  /** The nonce is chosen in memory, nothing is signed or stored yet. */
+  'nonce-taken',
+  /** The transaction is signed, not yet stored: the bytes die with the process. */
+  'signed',
+  /** Stored in the ledger (with its nonce), not yet broadcast. */
+  'stored',
+  /** An approval was accepted by the node; the ledger does not say so yet. */
+  'approve-broadcast',
+  /** An execute was accepted by the node; the ledger does not say so yet. */
+  'broadcast',
+  /** A receipt of ours was read from a block; nothing of it is committed. */
+  'receipt-seen',
+  /** An execute's receipt is read; right before the ledger transaction that records its fill and the execution's end. */
+  'before-fill-commit',
+  /** A replacement (speed-up, cancel or gap fill) is stored, not yet broadcast. */
+  'replacement-stored',
+  /** Recovery has read the ledger's pending transactions and not yet acted on any. */
+  'during-recovery',
+] as const
+export type FailpointName = (typeof failpointNames)[number]
+
+/** What happens when the process reaches an armed failpoint. */
+export type FailpointAction = 'kill'
+
+/**
+ * Parses `STOCKROUTE_FAILPOINTS`: `name=kill[,name=kill…]`. An unknown name or action throws, so
+ * a typo never passes as a test that could not fail.
+ *
+ * @example
+ * parseFailpoints('stored=kill').get('stored') // 'kill'
+ */
+export function parseFailpoints(text: string | undefined): Map<FailpointName, FailpointAction> {
+  const armed = new Map<FailpointName, FailpointAction>()
+  if (!text) return armed
+  for (const entry of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    const [name, action] = entry.split('=')
+    if (!name || !(failpointNames as readonly string[]).includes(name))
+      throw new Error(
+        `STOCKROUTE_FAILPOINTS: unknown failpoint ${JSON.stringify(name)}; the failpoints are ${failpointNames.join(', ')}`,
+      )
+    if (action !== 'kill')
+      throw new Error(`STOCKROUTE_FAILPOINTS: ${name}=${action ?? ''}: the only action is kill (name=kill)`)
+    armed.set(name as FailpointName, action)
+  }
+  return armed
+}
+
+let armed: Map<FailpointName, FailpointAction> | undefined
+
+/**
+ * Marks a failpoint. Free when `STOCKROUTE_FAILPOINTS` is unset (one map lookup on a map read
+ * once); when the point is armed with `kill`, writes `FAILPOINT <name>` to stderr synchronously and
+ * SIGKILLs the process, so nothing after this line runs: no finally, no exit handler, no flush.
+ *
+ * @example
+ * ledger.atomically(() => store(signed))
+ * failpoint('stored')
+ * await broadcast(signed)
+ */
+export function failpoint(name: FailpointName): void {
+  armed ??= parseFailpoints(process.env.STOCKROUTE_FAILPOINTS)
+  if (armed.size === 0 || !armed.has(name)) return
+  writeSync(2, `FAILPOINT ${name}\n`)
+  process.kill(process.pid, 'SIGKILL')
+}

@@ -1,0 +1,259 @@
+import { type Hash, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem'
+import { getBlock, getTransaction, getTransactionCount, getTransactionReceipt } from 'viem/actions'
+import { findTransactionAtNonce } from '../chain/findTransactionAtNonce.js'
+import type { TransactionRecord } from '../store/transactions.js'
+import type { WatchedBlock } from './blockWatcher.js'
+import { failpoint } from './failpoints.js'
+import type { ManagerCore } from './managerCore.js'
+import type { InclusionBlock } from './types.js'
+
+/**
+ * The receipts of our pending transactions in a new block, each committed with its consequences
+ * (the handler's fill and execution end) in one ledger transaction.
+ *
+ * @example
+ * await includeFromBlock(core, block)
+ */
+export async function includeFromBlock(core: ManagerCore, block: WatchedBlock): Promise<void> {
+  if (block.transactions.length === 0) return
+  const inBlock = new Set(block.transactions.map((hash) => hash.toLowerCase()))
+  const ours = unresolved(core).filter((tx) => inBlock.has(tx.hash.toLowerCase()))
+  for (const tx of ours) {
+    const receipt = await receiptOf(core, tx.hash)
+    // The node may answer for the block before it serves the receipt: the next check finds it.
+    if (receipt && receipt.blockHash === block.hash) commitInclusion(core, tx, receipt, block)
+  }
+}
+
+/**
+ * Records that `tx` is in `block`: mined, with the handler's consequences, in one ledger transaction;
+ * nothing when the ledger says so already (a block and a check can both see it).
+ */
+export function commitInclusion(
+  core: ManagerCore,
+  tx: TransactionRecord,
+  receipt: TransactionReceipt,
+  block: InclusionBlock,
+): boolean {
+  const { ledger, chainId } = core
+  failpoint('receipt-seen')
+  core.onReceipt(tx)
+  // An execute's inclusion is where its fill is written.
+  if (tx.kind === 'execute') failpoint('before-fill-commit')
+  const committed = ledger.atomically(() => {
+    const current = ledger.transactions.getTransaction(chainId, tx.hash)
+    if (!current || (current.status === 'mined' && current.blockHash === block.hash)) return undefined
+    const mined = ledger.transactions.markMined(chainId, tx.hash, {
+      blockNumber: block.number,
+      blockHash: block.hash,
+      status: receipt.status,
+    })
+    core.handler.included(mined, receipt, block)
+    return mined
+  })
+  if (!committed) return false
+  core.handler.settled?.(committed)
+  return true
+}
+
+/**
+ * A reorg removed every block above `forkNumber`: each of our transactions mined there is pending
+ * again (its fills reversed once, its execution back to submitted, by the handler), the settlement
+ * checkpoint goes back to the fork, and the new branch's blocks, reported next, include them again
+ * where they landed. A reorg deeper than the watcher's window halts trading.
+ *
+ * @example
+ * await reverseReorgedTransactions(core, { forkNumber: 41n, removed, beyondWindow: false })
+ */
+export async function reverseReorgedTransactions(
+  core: ManagerCore,
+  event: { forkNumber: bigint; beyondWindow: boolean },
+): Promise<void> {
+  const { ledger, chainId, address } = core
+  const reason = `a reorg removed the blocks above ${event.forkNumber}`
+  const reorged = ledger.transactions
+    .listMinedTransactions(chainId, { fromBlock: event.forkNumber + 1n })
+    .filter((tx) => tx.from.toLowerCase() === address.toLowerCase())
+  for (const tx of reorged) {
+    const back = ledger.atomically(() => {
+      const unmined = ledger.transactions.markUnmined(chainId, tx.hash, reason)
+      core.handler.reorged(unmined, reason)
+      return unmined
+    })
+    core.lastSentAt.set(tx.hash, core.now())
+    core.handler.settled?.(back)
+  }
+  const checkpoint = ledger.checkpoints.getCheckpoint(chainId)
+  if (checkpoint !== undefined && checkpoint > event.forkNumber)
+    ledger.checkpoints.rewindCheckpoint(chainId, event.forkNumber)
+  if (event.beyondWindow) {
+    const why = `chain ${chainId}: a reorg deeper than the ${core.settings.reorgWindow} blocks remembered (fork at or below ${event.forkNumber}): fills before it cannot be re-checked automatically. Run the reconciliation (stockroute start does at each start), check the ledger against the chain, then resume.`
+    ledger.risk.halt(why)
+    core.emit({ kind: 'error', message: why })
+  }
+}
+
+/**
+ * One pass over the wallet's unresolved transactions, nonce by nonce:
+ * - a nonce the chain has used: ours found by receipt (committed), else the transaction that used it
+ *   is found and ours are dropped ("nonce used by another program") — never guessed;
+ * - a nonce below ours with no live transaction (a refused one, a crash): filled with a self-transfer;
+ * - a pending one: never sent or dropped by the node → the same bytes again while its deadline allows,
+ *   else a cancel; stuck for `stuckAfterMs` → re-priced while its deadline allows, else cancelled;
+ *   still pending past its deadline → cancelled.
+ *
+ * @example
+ * await checkPending(core)
+ */
+export async function checkPending(core: ManagerCore): Promise<void> {
+  const { publicClient, address } = core
+  const latest = await getTransactionCount(publicClient, { address, blockTag: 'latest' })
+  const slots = slotsOf(unresolved(core))
+  for (const [nonce, candidates] of slots) {
+    if (core.signal.aborted) return
+    if (nonce < latest) await resolveUsedNonce(core, nonce, candidates)
+    else await keepAlive(core, candidates)
+  }
+  const next = core.nextNonce()
+  if (next === undefined) return
+  for (let nonce = latest; nonce < next; nonce++) {
+    if (core.signal.aborted) return
+    if (slots.has(nonce)) continue
+    if (core.ledger.transactions.listTransactionsAtNonce(core.chainId, address, nonce).some(isLive)) continue
+    await core.fillGap(nonce)
+  }
+}
+
+/** The chain used `nonce`: which of ours landed, or whose transaction it was. */
+export async function resolveUsedNonce(
+  core: ManagerCore,
+  nonce: number,
+  candidates: readonly TransactionRecord[],
+): Promise<void> {
+  for (const tx of [...candidates].reverse()) {
+    const receipt = await receiptOf(core, tx.hash)
+    if (receipt) {
+      commitInclusion(core, tx, receipt, await inclusionBlockOf(core, receipt))
+      return
+    }
+  }
+  const found = await findTransactionAtNonce(core.publicClient, { address: core.address, nonce })
+  if (!found) return // Not visible yet at the block the count came from: the next check decides.
+  const ours = core.ledger.transactions.getTransaction(core.chainId, found.hash)
+  if (ours) {
+    const receipt = await receiptOf(core, found.hash)
+    if (receipt) commitInclusion(core, ours, receipt, await inclusionBlockOf(core, receipt))
+    return
+  }
+  const reason = `nonce ${nonce} was used by ${found.hash} in block ${found.blockNumber}, a transaction this ledger did not sign: another program sends from this wallet`
+  const current = candidates.at(-1)
+  if (!current) return
+  core.ledger.atomically(() => {
+    for (const tx of candidates) core.ledger.transactions.markDropped(core.chainId, tx.hash, reason)
+    core.handler.abandoned(current, reason)
+  })
+  core.emit({ kind: 'error', message: `chain ${core.chainId}: ${reason}` })
+  core.handler.settled?.(current)
+}
+
+/** A pending nonce: keep its newest transaction on its way, or cancel it when it can no longer land in time. */
+async function keepAlive(core: ManagerCore, candidates: readonly TransactionRecord[]): Promise<void> {
+  const current = candidates.at(-1)
+  if (!current || (current.status !== 'signed' && current.status !== 'broadcast')) return
+  const nowMs = core.now()
+  const deadline = deadlineOfSlot(core, candidates)
+  const canLand = deadline === undefined || nowMs + core.inclusionMs() < deadline
+  const cancelled = current.kind === 'cancel' || current.kind === 'gap-fill'
+  const onNode =
+    current.status === 'signed'
+      ? null
+      : await getTransaction(core.publicClient, { hash: current.hash }).catch(() => null)
+  if (!onNode) {
+    if (canLand || cancelled) {
+      await core.rebroadcast(
+        current,
+        current.status === 'signed' ? 'never confirmed sent' : 'the node no longer has it',
+      )
+      return
+    }
+    await core.replace(
+      current,
+      'cancel',
+      `its deadline passed before it was sent again (${new Date(deadline ?? 0).toISOString()})`,
+    )
+    return
+  }
+  if (deadline !== undefined && !cancelled && nowMs > deadline) {
+    await core.replace(
+      current,
+      'cancel',
+      `still pending after its deadline ${new Date(deadline).toISOString()}`,
+    )
+    return
+  }
+  const sentAt = core.lastSentAt.get(current.hash)
+  if (sentAt === undefined) {
+    core.lastSentAt.set(current.hash, nowMs)
+    return
+  }
+  if (nowMs - sentAt < core.settings.stuckAfterMs) return
+  const replaced =
+    canLand || cancelled
+      ? await core.replace(
+          current,
+          'speed-up',
+          `pending for ${Math.round((nowMs - sentAt) / 1000)} s: re-priced`,
+        )
+      : await core.replace(
+          current,
+          'cancel',
+          `pending for ${Math.round((nowMs - sentAt) / 1000)} s and too late to land in time`,
+        )
+  if (!replaced) core.lastSentAt.set(current.hash, nowMs)
+}
+
+/** The deadline of a nonce's call: the execute's (a cancel of it has none). */
+function deadlineOfSlot(core: ManagerCore, candidates: readonly TransactionRecord[]): number | undefined {
+  const current = candidates.at(-1)
+  if (!current || current.kind === 'cancel' || current.kind === 'gap-fill') return undefined
+  return core.handler.deadlineOf(current)
+}
+
+function unresolved(core: ManagerCore): TransactionRecord[] {
+  return core.ledger.transactions.listUnresolvedTransactions(core.chainId, core.address)
+}
+
+/** Unresolved transactions by nonce, oldest first within a nonce (the last is the newest replacement). */
+function slotsOf(transactions: readonly TransactionRecord[]): Map<number, TransactionRecord[]> {
+  const slots = new Map<number, TransactionRecord[]>()
+  for (const tx of transactions) {
+    const slot = slots.get(tx.nonce) ?? []
+    slot.push(tx)
+    slots.set(tx.nonce, slot)
+  }
+  for (const slot of slots.values()) slot.sort((a, b) => a.id - b.id)
+  return new Map([...slots].sort(([a], [b]) => a - b))
+}
+
+function isLive(tx: TransactionRecord): boolean {
+  return (
+    tx.status === 'signed' || tx.status === 'broadcast' || tx.status === 'mined' || tx.status === 'replaced'
+  )
+}
+
+export async function receiptOf(core: ManagerCore, hash: Hash): Promise<TransactionReceipt | undefined> {
+  try {
+    return await getTransactionReceipt(core.publicClient, { hash })
+  } catch (error) {
+    if (error instanceof TransactionReceiptNotFoundError) return undefined
+    throw error
+  }
+}
+
+export async function inclusionBlockOf(
+  core: ManagerCore,
+  receipt: TransactionReceipt,
+): Promise<InclusionBlock> {
+  const block = await getBlock(core.publicClient, { blockHash: receipt.blockHash })
+  return { number: receipt.blockNumber, hash: receipt.blockHash, timestamp: block.timestamp }
+}

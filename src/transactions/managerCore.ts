@@ -1,0 +1,41 @@
+import type { Hex, PublicClient } from 'viem'
+import type { Ledger } from '../store/openLedger.js'
+import type { TransactionRecord } from '../store/transactions.js'
+import type {
+  BroadcastResult,
+  TransactionManagerEvent,
+  TransactionManagerSettings,
+  TransactionOutcomeHandler,
+} from './types.js'
+
+/**
+ * What the manager's recovery and its followers of the chain (blocks, reorgs, pending checks) see of
+ * it: the ledger and the chain, and the manager's own moves, each of which takes the wallet's
+ * critical section itself.
+ */
+export type ManagerCore = {
+  chainId: number
+  address: `0x${string}`
+  ledger: Ledger
+  publicClient: PublicClient
+  settings: TransactionManagerSettings
+  handler: TransactionOutcomeHandler
+  now: () => number
+  emit: (event: TransactionManagerEvent) => void
+  inclusionMs: () => number
+  nextNonce: () => number | undefined
+  setNextNonce: (value: number) => void
+  /** When each transaction was last handed to the node, ms (in memory: after a restart, from the first check). */
+  lastSentAt: Map<Hex, number>
+  /** A speed-up (same call) or cancel (self-transfer) at `current`'s nonce with higher fees; undefined when not possible now. */
+  replace: (
+    current: TransactionRecord,
+    kind: 'speed-up' | 'cancel',
+    reason: string,
+  ) => Promise<TransactionRecord | undefined>
+  fillGap: (nonce: number) => Promise<TransactionRecord>
+  rebroadcast: (record: TransactionRecord, reason: string) => Promise<BroadcastResult>
+  counters: { gapsFilled: number; replacements: number; rebroadcasts: number; reorgs: number }
+  onReceipt: (tx: TransactionRecord) => void
+  signal: AbortSignal
+}

@@ -1,0 +1,113 @@
+import type { Address, Hex, TransactionReceipt } from 'viem'
+import type { TransactionKind, TransactionRecord } from '../store/transactions.js'
+import type { WatchedBlock } from './blockWatcher.js'
+
+/** A transaction to sign from the manager's wallet. */
+export type TransactionRequest = {
+  kind: TransactionKind
+  to: Address
+  data: Hex
+  gas: bigint
+}
+
+/** How the transaction manager of a chain behaves; per chain in the configuration. */
+export type TransactionManagerSettings = {
+  /** Blocks on top of a transaction's block before it is final: a reorg deeper than this is not expected. */
+  confirmations: number
+  /** Blocks remembered to find a reorg's fork point; a deeper reorg halts trading (see README, operations). */
+  reorgWindow: number
+  /** Head poll interval, ms. */
+  blockPollMs: number
+  /** How often pending transactions are checked (dropped, stuck, nonce taken elsewhere), ms. */
+  checkMs: number
+  /** A transaction still pending this long after its last broadcast is stuck: re-priced or cancelled. */
+  stuckAfterMs: number
+  /** Highest fee per gas the manager ever offers on this chain, wei; replacements stop there. */
+  maxFeePerGas: bigint
+  /** Smallest raise of both fees a replacement offers, basis points (nodes ask for at least 10%). */
+  replacementBumpBps: number
+}
+
+/** Defaults for a chain whose configuration says nothing. */
+export const defaultTransactionManagerSettings: TransactionManagerSettings = {
+  confirmations: 2,
+  reorgWindow: 64,
+  blockPollMs: 250,
+  checkMs: 1_000,
+  stuckAfterMs: 15_000,
+  maxFeePerGas: 500_000_000_000n,
+  replacementBumpBps: 1_250,
+}
+
+/** The block a transaction was included in. */
+export type InclusionBlock = Pick<WatchedBlock, 'number' | 'hash' | 'timestamp'>
+
+/**
+ * What the owner of the transactions' purpose (the engine) does when the chain decides about one of
+ * them. Each call runs INSIDE the ledger transaction that records the chain's decision, so the
+ * transaction's status and its consequences (a fill, an execution's end) commit together or not at
+ * all. They must be synchronous and idempotent: a decision can be seen twice (a block and a check).
+ */
+export type TransactionOutcomeHandler = {
+  /** `tx` is in `block` (first time, or in another block after a reorg). */
+  included(tx: TransactionRecord, receipt: TransactionReceipt, block: InclusionBlock): void
+  /** A reorg took `tx` out of the chain: it is pending again. */
+  reorged(tx: TransactionRecord, reason: string): void
+  /**
+   * `tx` will never be mined: the node refused it, or its nonce was used by a transaction this
+   * ledger does not know. (A transaction replaced by one of ours is not abandoned: its replacement
+   * is `included` instead.)
+   */
+  abandoned(tx: TransactionRecord, reason: string): void
+  /**
+   * The time after which `tx`'s call must not land (an execute's quote expiry), Unix ms; undefined
+   * when it may land any time (approvals, cancels, gap fills).
+   */
+  deadlineOf(tx: TransactionRecord): number | undefined
+  /** After a commit that involved `tx`: wake whoever waits for it. Outside the ledger transaction. */
+  settled?(tx: TransactionRecord): void
+}
+
+/** What became of a broadcast. */
+export type BroadcastResult =
+  /** The node accepted it (or already had it). */
+  | { status: 'broadcast'; atMs: number }
+  /** Not sent (dry run). */
+  | { status: 'not-sent' }
+  /** No answer, or "nonce too low": it may be on chain; the manager's checks decide. */
+  | { status: 'unknown'; error: string; atMs: number }
+  /** The node refused it: it will never be mined. */
+  | { status: 'refused'; error: string }
+
+/** A transaction signed and stored by the manager, and its broadcast in progress. */
+export type SentTransaction = {
+  record: TransactionRecord
+  /** Resolves when the node answered (or did not); never rejects. */
+  broadcast: Promise<BroadcastResult>
+}
+
+/** A transaction manager's state, for /health, /metrics and the start's progress lines. */
+export type TransactionManagerStatus = {
+  chainId: number
+  address: Address
+  /** `recovering`: takes no new transaction until the wallet's nonces are sound. */
+  state: 'recovering' | 'ready' | 'stopped'
+  /** What recovery is doing, or did last. */
+  recovery: string
+  nextNonce: number | undefined
+  /** Transactions signed and not yet final on chain. */
+  pending: number
+  gapsFilled: number
+  replacements: number
+  rebroadcasts: number
+  reorgs: number
+}
+
+/** Something for the operator: each one a line in the log, some a counter in /metrics. */
+export type TransactionManagerEvent =
+  | { kind: 'recovery'; message: string }
+  | { kind: 'gap-filled'; nonce: number; hash: Hex }
+  | { kind: 'rebroadcast'; nonce: number; hash: Hex; reason: string }
+  | { kind: 'replaced'; nonce: number; hash: Hex; replaces: Hex; reason: string }
+  | { kind: 'reorg'; forkNumber: bigint; removed: number; beyondWindow: boolean }
+  | { kind: 'error'; message: string }
