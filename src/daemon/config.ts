@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
-import { getAddress, isAddress, parseUnits } from 'viem'
+import { getAddress, isAddress, parseGwei, parseUnits } from 'viem'
 import { z } from 'zod'
 import { defaultFxRates, type FxRates } from '../domain/quotePrice.js'
 import { parsePrice } from '../domain/units.js'
@@ -62,6 +62,13 @@ export const executionConfigSchema = strictSection({
     .default('exact'),
   /** Basis points added to what a quote needs; required with approvalPolicy "buffered", refused otherwise. */
   approvalBufferBps: wholeNumber(1, 10_000, ' (basis points: 100 is 1%)').optional(),
+  /** An allowance left by an execution that never sent its execute: `reuse` it (default) or `revoke` it. */
+  openAllowances: z
+    .enum(['reuse', 'revoke'], {
+      error:
+        'must be "reuse" (the default: the next trade of the same token spends it) or "revoke" (approve zero at once)',
+    })
+    .default('reuse'),
   /** Simulate `execute` before signing it (default true). */
   simulate: boolean('simulate execute before signing it; default true').default(true),
   /** Validity a quote must keep beyond the chain's inclusion time, ms (engine default 1500). */
@@ -130,6 +137,16 @@ export const configFileSchema = z.object({
         operatorAddress: address,
         /** Broadcast-to-receipt time assumed before any is measured, ms (engine default 4000). */
         expectedInclusionMs: wholeNumber(1, 600_000, ' (ms)').optional(),
+        /** Blocks on top of a transaction's block before it is final (default 2). */
+        confirmations: wholeNumber(0, 1_000).optional(),
+        /** Highest fee per gas ever offered on this chain, in gwei (default 500); replacements stop there. */
+        maxFeePerGasGwei: z
+          .number({ error: 'must be a number of gwei, such as 200' })
+          .positive('must be more than 0 gwei')
+          .max(1_000_000, 'must be at most 1000000 gwei')
+          .optional(),
+        /** A transaction pending this long after its last broadcast is re-priced or cancelled, ms (default 15000). */
+        stuckAfterMs: wholeNumber(1_000, 3_600_000, ' (ms)').optional(),
       }),
     )
     .min(1, 'list at least one chain'),
@@ -345,6 +362,7 @@ export function engineSettingsOf(config: {
     approvalPolicy: approvalPolicyOf(execution),
     simulate: execution.simulate,
     dryRun: execution.dryRun,
+    openAllowances: execution.openAllowances,
   }
   if (execution.validityMarginMs !== undefined) settings.validityMarginMs = execution.validityMarginMs
   if (execution.maxQuoteAttempts !== undefined) settings.maxQuoteAttempts = execution.maxQuoteAttempts
@@ -393,6 +411,13 @@ export function engineChainConfigsOf(config: Pick<ConfigFile, 'chains'>): Engine
     executorAddress: chain.executorAddress,
     operatorAddress: chain.operatorAddress,
     ...(chain.expectedInclusionMs === undefined ? {} : { defaultInclusionMs: chain.expectedInclusionMs }),
+    transactions: {
+      ...(chain.confirmations === undefined ? {} : { confirmations: chain.confirmations }),
+      ...(chain.maxFeePerGasGwei === undefined
+        ? {}
+        : { maxFeePerGas: parseGwei(String(chain.maxFeePerGasGwei)) }),
+      ...(chain.stuckAfterMs === undefined ? {} : { stuckAfterMs: chain.stuckAfterMs }),
+    },
   }))
 }
 

@@ -5,6 +5,7 @@ import { publicClientFor } from '../sandbox/chainClients.js'
 import { fundWallet } from '../sandbox/fundWallet.js'
 import { defaultKeySeed, sandboxKey } from '../sandbox/keys.js'
 import { type Sandbox, startSandbox } from '../sandbox/startSandbox.js'
+import { openLedger } from '../store/openLedger.js'
 import type { DaemonConfig } from './config.js'
 import { ledgerPathOf, type StockrouteConfig } from './config.js'
 
@@ -100,6 +101,8 @@ async function archiveLedgerOfOtherChains(ledgerPath: string, sandbox: Sandbox):
   if (existsSync(ledgerPath)) {
     const previous = existsSync(markerPath) ? readFileSync(markerPath, 'utf8') : ''
     if (previous !== JSON.stringify(current)) {
+      // A live daemon's ledger is never moved from under it: claiming it refuses with its owner.
+      openLedger({ path: ledgerPath }).close()
       const folder = join(ledgerPath, '..', 'archive')
       mkdirSync(folder, { recursive: true })
       archived = join(folder, `stockroute-${new Date().toISOString().replaceAll(':', '-')}.sqlite`)

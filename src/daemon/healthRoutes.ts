@@ -15,7 +15,9 @@ export type DaemonStatus = {
 /**
  * `GET /health` and `GET /metrics` for the control server. Health is 200 while running (503 while
  * stopping) with the chains, the kill switch, executions in flight, the last market-data tick and
- * the last reconciliation; metrics are Prometheus' text format.
+ * the last reconciliation; after a storage fault of the ledger (disk full, read-only file, I/O
+ * error) it is 503 with `status: 'storage fault'` and the fault's code, reason and remedy, and
+ * reads nothing more from the ledger. Metrics are Prometheus' text format.
  *
  * @example
  * await startControlServer({ engine, extraRoutes: controlRoutes({ status, engine, ledger, metrics }) })
@@ -33,6 +35,21 @@ export function controlRoutes(parameters: {
       path: '/health',
       handle: () => {
         const now = Date.now()
+        const fault = ledger.storageFault
+        if (fault)
+          return {
+            status: 503,
+            body: {
+              status: 'storage fault',
+              uptimeSeconds: Math.round((now - status.startedAt) / 1000),
+              storageFault: {
+                code: fault.code,
+                reason: fault.reason,
+                remedy: fault.remedy,
+                at: new Date(fault.atMs).toISOString(),
+              },
+            },
+          }
         const killSwitch = ledger.risk.killSwitch()
         return {
           status: status.state === 'running' ? 200 : 503,

@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { EngineHookFunctions } from '../engine/context.js'
 import type { ExecutionState } from '../store/executions.js'
+import type { TransactionManagerEvent } from '../transactions/types.js'
 
 /** The daemon's Prometheus metrics and the engine hooks that feed them. */
 export type DaemonMetrics = {
@@ -9,6 +10,8 @@ export type DaemonMetrics = {
   hooks: EngineHookFunctions
   /** Sets the discrepancies of the latest reconciliation and counts them. */
   recordReconciliation(discrepancies: number): void
+  /** Counts the transaction managers' gap fills, replacements, re-broadcasts and reorgs. */
+  recordTransactionEvent(chainId: number, event: TransactionManagerEvent): void
   /** The text exposition format, for GET /metrics. */
   render(): Promise<string>
 }
@@ -21,7 +24,9 @@ const terminal: readonly ExecutionState[] = ['confirmed', 'failed', 'expired', '
  * `stockroute_quotes_total{chain}`, `stockroute_executions_total{chain, outcome}`,
  * `stockroute_quote_to_broadcast_seconds{chain}` (router quote received → execute broadcast),
  * `stockroute_expired_quote_drops_total{chain}` (quotes dropped for too little validity),
- * `stockroute_reconciliation_discrepancies` (latest run) and `…_total`.
+ * `stockroute_reconciliation_discrepancies` (latest run) and `…_total`,
+ * `stockroute_nonce_gaps_filled_total{chain}`, `stockroute_transaction_replacements_total{chain}`,
+ * `stockroute_transaction_rebroadcasts_total{chain}`, `stockroute_reorgs_total{chain}`.
  *
  * @example
  * const metrics = createDaemonMetrics()
@@ -66,6 +71,32 @@ export function createDaemonMetrics(): DaemonMetrics {
     help: 'Discrepancies found by reconciliations since start',
     registers: [registry],
   })
+  const transactionEvents = {
+    'gap-filled': new Counter({
+      name: 'stockroute_nonce_gaps_filled_total',
+      help: 'Nonce gaps filled with a zero-value self-transfer',
+      labelNames: ['chain'] as const,
+      registers: [registry],
+    }),
+    replaced: new Counter({
+      name: 'stockroute_transaction_replacements_total',
+      help: 'Stuck or late transactions replaced (re-priced or cancelled) at the same nonce',
+      labelNames: ['chain'] as const,
+      registers: [registry],
+    }),
+    rebroadcast: new Counter({
+      name: 'stockroute_transaction_rebroadcasts_total',
+      help: 'Stored transactions sent again (dropped by the node, or never confirmed sent)',
+      labelNames: ['chain'] as const,
+      registers: [registry],
+    }),
+    reorg: new Counter({
+      name: 'stockroute_reorgs_total',
+      help: 'Chain reorganizations seen by the block watcher',
+      labelNames: ['chain'] as const,
+      registers: [registry],
+    }),
+  }
   const quotedAt = new Map<number, number>()
 
   return {
@@ -90,6 +121,10 @@ export function createDaemonMetrics(): DaemonMetrics {
         if (at !== undefined)
           quoteToBroadcast.observe({ chain: String(step.chainId) }, (Date.now() - at) / 1000)
       },
+    },
+    recordTransactionEvent(chainId, event) {
+      if (event.kind in transactionEvents)
+        transactionEvents[event.kind as keyof typeof transactionEvents].inc({ chain: String(chainId) })
     },
     recordReconciliation(found) {
       discrepancies.set(found)

@@ -6,6 +6,7 @@ import { createEngine, type Engine } from '../engine/createEngine.js'
 import type { Sandbox } from '../sandbox/startSandbox.js'
 import { type Ledger, openLedger } from '../store/openLedger.js'
 import { createStrategy } from '../strategy/index.js'
+import type { TransactionManagerEvent } from '../transactions/types.js'
 import { type ActivityPrinter, createActivityPrinter } from './activity.js'
 import {
   type DaemonConfig,
@@ -111,6 +112,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       makerAddress: account.address,
     })
     const metrics = createDaemonMetrics()
+    const shutdown = new AbortController()
     let activity: ActivityPrinter | undefined
     const marketData = createMarketDataCache({ service, staleAfterMs: settings.marketData.staleAfterMs })
     const hooks: EngineHookFunctions = {
@@ -129,6 +131,11 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       marketPrice: marketData.priceSource,
       hooks,
       logger: logger.child({ component: 'engine' }),
+      onTransactionEvent: (chainId, event) => {
+        metrics.recordTransactionEvent(chainId, event)
+        if (event.kind === 'recovery') progress(event.message)
+        else if (event.kind !== 'rebroadcast') write(transactionEventLine(chainId, event))
+      },
     })
     resources.engine = engine
     const printer = createActivityPrinter({ ledger, chains: engine.chains, write })
@@ -137,12 +144,19 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       `wallet ${account.address} on chains ${[...engine.chains.keys()].join(', ')}; ledger ${ledgerPath}`,
     )
 
-    const recovery = await engine.recover()
-    if (recovery.executions.length > 0 || recovery.transactions.length > 0)
-      write(
-        `recovered ${recovery.executions.length} unfinished executions (${recovery.executions.map((e) => `${e.executionId} ${e.from}→${e.to}`).join(', ') || 'none'}), ${recovery.transactions.length} pending transactions, ${recovery.fillsRecorded} fills from the logs`,
-      )
-    logger.info({ recovery }, 'recovery done')
+    // Recovery runs in the background, chain by chain: a wallet takes new intents once its nonces are sound.
+    const recovery = engine.recover({ signal: shutdown.signal }).then(
+      (report) => {
+        if (report.executions.length > 0 || report.fillsRecorded > 0)
+          write(
+            `recovered ${report.executions.length} unfinished executions (${report.executions.map((e) => `${e.executionId} ${e.from}→${e.to}`).join(', ') || 'none'}), ${report.fillsRecorded} fills from the logs`,
+          )
+        logger.info({ recovery: report }, 'recovery done')
+      },
+      (error: unknown) => {
+        if (!shutdown.signal.aborted) logger.error({ error: messageOf(error) }, 'recovery failed')
+      },
+    )
 
     const chainIds = [...engine.chains.keys()]
     const jobChains = [...engine.chains.values()].map((chain) => ({
@@ -164,7 +178,6 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
         ),
       )
 
-    const shutdown = new AbortController()
     const status: DaemonStatus = {
       state: 'running',
       startedAt,
@@ -208,6 +221,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
         extraRoutes: controlRoutes({ status, engine, ledger, metrics }),
         logger: logger.child({ component: 'api' }),
       })
+      ledger.owner?.setControlUrl(resources.server.url) // named in the error of a second process
       write(`control API ${resources.server.url} (POST /v1/swaps, GET /v1/quotes, /health, /metrics)`)
     }
 
@@ -297,6 +311,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
           shutdown.abort(new Error(`the daemon is stopping (${reason})`))
           await closed
         }
+        await recovery
         const counts = printer.counts()
         const report: DaemonReport = {
           reason,
@@ -321,6 +336,26 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       return stopping
     }
 
+    // A storage fault (disk full, read-only file, I/O error): the transaction managers already sign
+    // nothing; say why and what to do, and stop with exit code 3. If stopping fails on the broken
+    // disk, `done` still resolves, so that the process exits.
+    ledger.onStorageFault((fault) => {
+      logger.error({ storageFault: fault }, `ledger storage fault: ${fault.reason}; remedy: ${fault.remedy}`)
+      write(`storage fault: ${fault.reason}\n  remedy: ${fault.remedy}`)
+      process.exitCode = 3
+      stop(`storage fault ${fault.code}`).catch((error: unknown) => {
+        logger.error({ error: messageOf(error) }, 'stop after the storage fault failed')
+        logs.flush()
+        const none = { confirmed: 0, failed: 0, expired: 0, rejected: 0 }
+        resolveDone({
+          reason: `storage fault ${fault.code}`,
+          durationMs: Date.now() - startedAt,
+          executions: none,
+          unfinished: 0,
+        })
+      })
+    })
+
     return {
       apiUrl: resources.server?.url,
       ledgerPath,
@@ -333,6 +368,25 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     logger.error({ error: messageOf(error) }, 'daemon failed to start')
     await cleanupOnFailure()
     throw error
+  }
+}
+
+/** One operator line for what a transaction manager did on its own. */
+function transactionEventLine(
+  chainId: number,
+  event: Exclude<TransactionManagerEvent, { kind: 'recovery' }>,
+): string {
+  switch (event.kind) {
+    case 'gap-filled':
+      return `chain ${chainId}: nonce gap at ${event.nonce} filled with a self-transfer ${event.hash}`
+    case 'replaced':
+      return `chain ${chainId}: nonce ${event.nonce} ${event.hash} replaces ${event.replaces}: ${event.reason}`
+    case 'rebroadcast':
+      return `chain ${chainId}: nonce ${event.nonce} sent again: ${event.reason}`
+    case 'reorg':
+      return `chain ${chainId}: reorg above block ${event.forkNumber} (${event.removed} block(s) replaced)${event.beyondWindow ? ': deeper than the window, trading halted' : ''}`
+    case 'error':
+      return `chain ${chainId}: ${event.message}`
   }
 }
 

@@ -103,11 +103,17 @@ function configErrorOf(content: unknown): string {
 describe('the execution section', () => {
   it('absent: engine defaults, except the explicit ones (exact approvals, simulation, no dry run)', () => {
     const config = readConfigFile(writeConfig(validFile))
-    expect(config.execution).toEqual({ approvalPolicy: 'exact', simulate: true, dryRun: false })
+    expect(config.execution).toEqual({
+      approvalPolicy: 'exact',
+      simulate: true,
+      dryRun: false,
+      openAllowances: 'reuse',
+    })
     expect(engineSettingsOf(config)).toEqual({
       approvalPolicy: { kind: 'exact' },
       simulate: true,
       dryRun: false,
+      openAllowances: 'reuse',
     })
     expect(config.ledgerPath).toBe(ledgerPathOf(config))
     expect(engineChainConfigsOf(config)).toEqual([
@@ -116,6 +122,7 @@ describe('the execution section', () => {
         rpcUrl: 'http://127.0.0.1:8545',
         executorAddress: '0x32601bf5989E3F2fe0653510027C596945498Eb5',
         operatorAddress: '0x80f0DDdb8aeFFA41B4470090B6577bf448C92545',
+        transactions: {},
       },
     ])
   })
@@ -142,6 +149,7 @@ describe('the execution section', () => {
       approvalPolicy: { kind: 'buffered', bufferBps: 150 },
       simulate: false,
       dryRun: true,
+      openAllowances: 'reuse',
       validityMarginMs: 800,
       maxQuoteAttempts: 5,
       maxPriceDeviationBps: 75,

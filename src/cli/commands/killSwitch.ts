@@ -48,7 +48,9 @@ function switchKill(
   change: (ledger: ReturnType<typeof openLedger>) => KillSwitchState,
 ) {
   const config = readConfigFile(options.config)
-  const ledger = openLedger({ path: config.ledgerPath })
+  // No claim on the ledger (owner: false): the kill switch is one atomic single-row write, safe beside
+  // a running daemon, and an operator must be able to halt a daemon that owns the ledger.
+  const ledger = openLedger({ path: config.ledgerPath, owner: false })
   let state: KillSwitchState
   let wasHalted: boolean
   try {

@@ -1,0 +1,387 @@
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { seededRandom } from './seededRandom.js'
+
+// A loopback HTTP proxy in front of one JSON-RPC endpoint (an anvil chain) that injects the faults a
+// real node cannot be asked to produce: slow answers, requests lost before the node, answers lost
+// after the node acted (the nasty one for eth_sendRawTransaction), and gateway errors. TEST AND SOAK
+// ONLY: it is a named fault injector, never part of a deployment.
+
+/**
+ * The faults to inject, per request (a JSON-RPC batch is one request). Rates are probabilities from
+ * 0 to 1; `dropRate + cutRate + errorRate` must not exceed 1 (each request gets at most one of them).
+ * An empty object injects nothing.
+ */
+export type RpcFaults = {
+  /** Latency added before the request is handled: `[min, max]` ms (uniform), or a fixed number. */
+  delayMs?: number | readonly [number, number] | undefined
+  /** Share of the eligible requests that get `delayMs` (default 1: all of them). */
+  delayRate?: number | undefined
+  /** The client's connection is destroyed without forwarding: the request never reached the node. */
+  dropRate?: number | undefined
+  /**
+   * Forwarded to the node, then the client's connection is destroyed before the reply: the request
+   * took effect, its answer is lost.
+   */
+  cutRate?: number | undefined
+  /** Answered with HTTP 502 without forwarding. */
+  errorRate?: number | undefined
+  /**
+   * Only requests calling one of these JSON-RPC methods get faults (a batch does when any member
+   * does); default: every request.
+   */
+  methods?: readonly string[] | undefined
+}
+
+/** What happened to the requests of one method (or to all requests, in {@link RpcFaultStats}). */
+export type RpcFaultCounters = {
+  /** Requests received (a batch counts once for each distinct method of its members). */
+  requests: number
+  /** Requests eligible for faults (their method is listed in `methods`, or no list is set). */
+  eligible: number
+  delayed: number
+  dropped: number
+  cut: number
+  errored: number
+}
+
+export type RpcFaultStats = RpcFaultCounters & {
+  /** HTTP requests forwarded to the node (cut ones included). */
+  forwarded: number
+  /** Requests the node could not be reached for (answered 502, not counted as `errored`). */
+  upstreamErrors: number
+  /** Per JSON-RPC method; `(unparsed)` for bodies that are not JSON-RPC. */
+  byMethod: Record<string, RpcFaultCounters>
+}
+
+export type StartRpcFaultProxyParameters = {
+  /** The JSON-RPC endpoint to forward to, e.g. an anvil `rpcUrl`. http only. */
+  upstream: string
+  /** Port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number | undefined
+  /** Seed of the fault draws: the same seed and request order give the same faults. Default 1. */
+  seed?: number | undefined
+  /** Faults active from the start (default none). */
+  faults?: RpcFaults | undefined
+}
+
+export type RpcFaultProxy = {
+  /** `http://127.0.0.1:PORT`: use it as the chain's RPC URL. */
+  url: string
+  /** Replaces the active faults (validated; throws {@link RpcFaultProxyError}); `{}` turns them off. */
+  setFaults(faults: RpcFaults): void
+  /** The active faults. */
+  faults(): RpcFaults
+  /** A copy of the counters since start. */
+  stats(): RpcFaultStats
+  /** Closes the server and every open connection; delayed requests are abandoned. Idempotent. */
+  stop(): Promise<void>
+}
+
+/** Bad parameters for the proxy (an invalid rate, range or upstream URL). */
+export class RpcFaultProxyError extends Error {
+  override name = 'RpcFaultProxyError'
+}
+
+/** Largest request body forwarded (anvil's own limit is far above any real call). */
+const maxBodyBytes = 16 * 1024 * 1024
+
+/**
+ * Starts a fault-injecting JSON-RPC proxy on 127.0.0.1 in front of `upstream`. Headers and bodies
+ * pass through unchanged (batches included); each request draws its fate from a seeded PRNG:
+ * delayed, dropped (never forwarded), cut (forwarded, answer lost), answered 502, or passed.
+ *
+ * @example
+ * const proxy = await startRpcFaultProxy({ upstream: chain.rpcUrl, seed: 7 })
+ * proxy.setFaults({ cutRate: 1, methods: ['eth_sendRawTransaction'] })
+ * // a wallet client on proxy.url: sendRawTransaction throws, yet the transaction is mined
+ * proxy.stats().byMethod.eth_sendRawTransaction?.cut // 1
+ * await proxy.stop()
+ */
+export async function startRpcFaultProxy(parameters: StartRpcFaultProxyParameters): Promise<RpcFaultProxy> {
+  const upstream = parseUpstream(parameters.upstream)
+  let active = validateFaults(parameters.faults ?? {})
+  const random = seededRandom(parameters.seed ?? 1)
+  const stats: RpcFaultStats = { ...emptyCounters(), forwarded: 0, upstreamErrors: 0, byMethod: {} }
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 })
+  const sockets = new Set<Socket>()
+  const timers = new Set<NodeJS.Timeout>()
+  let stopped = false
+
+  const server = createServer((req, res) => {
+    readBody(req)
+      .then((body) => handle(req, res, body))
+      .catch((error: unknown) => {
+        if (!res.headersSent) answer(res, 400, `rpcFaultProxy: ${(error as Error).message}`)
+        else req.socket.destroy()
+      })
+  })
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
+
+  async function handle(req: IncomingMessage, res: ServerResponse, body: Buffer) {
+    const methods = methodsOf(body)
+    const faults = active
+    const eligible = faults.methods === undefined || methods.some((m) => faults.methods?.includes(m))
+    // Always three draws per request, so the faults of one request never shift those of the next.
+    const delayDraw = random()
+    const delayAmountDraw = random()
+    const faultDraw = random()
+    const delay =
+      eligible && delayDraw < (faults.delayRate ?? 1) ? delayOf(faults.delayMs, delayAmountDraw) : 0
+    const fault = eligible ? pickFault(faults, faultDraw) : 'none'
+    count(methods, (counters) => {
+      counters.requests += 1
+      if (eligible) counters.eligible += 1
+      if (delay > 0) counters.delayed += 1
+      if (fault === 'drop') counters.dropped += 1
+      if (fault === 'cut') counters.cut += 1
+      if (fault === 'error') counters.errored += 1
+    })
+    if (delay > 0) await sleep(delay)
+    if (stopped) return void req.socket.destroy()
+    if (fault === 'drop') return void req.socket.destroy()
+    if (fault === 'error') return answer(res, 502, 'Bad Gateway (rpcFaultProxy: injected fault)')
+    stats.forwarded += 1
+    let reply: UpstreamReply
+    try {
+      reply = await forward(req, body)
+    } catch (error) {
+      stats.upstreamErrors += 1
+      return answer(
+        res,
+        502,
+        `Bad Gateway (rpcFaultProxy: upstream ${upstream.href}: ${(error as Error).message})`,
+      )
+    }
+    if (fault === 'cut') return void req.socket.destroy()
+    res.writeHead(reply.status, reply.headers)
+    res.end(reply.body)
+  }
+
+  type UpstreamReply = { status: number; headers: IncomingHttpHeaders; body: Buffer }
+  function forward(req: IncomingMessage, body: Buffer): Promise<UpstreamReply> {
+    return new Promise((resolve, reject) => {
+      const headers = passHeaders(req.headers)
+      headers.host = upstream.host
+      headers['content-length'] = String(body.length)
+      const outgoing = httpRequest(
+        {
+          agent,
+          protocol: upstream.protocol,
+          hostname: upstream.hostname,
+          port: upstream.port,
+          path: `${upstream.pathname}${upstream.search}`,
+          method: req.method,
+          headers,
+          timeout: 30_000,
+        },
+        (incoming) => {
+          readBody(incoming)
+            .then((reply) => {
+              const replyHeaders = passHeaders(incoming.headers)
+              replyHeaders['content-length'] = String(reply.length)
+              resolve({ status: incoming.statusCode ?? 502, headers: replyHeaders, body: reply })
+            })
+            .catch(reject)
+        },
+      )
+      outgoing.once('timeout', () => outgoing.destroy(new Error('no answer within 30 s')))
+      outgoing.once('error', reject)
+      outgoing.end(body)
+    })
+  }
+
+  function count(methods: string[], update: (counters: RpcFaultCounters) => void) {
+    update(stats)
+    for (const method of new Set(methods.length > 0 ? methods : ['(unparsed)'])) {
+      stats.byMethod[method] ??= emptyCounters()
+      update(stats.byMethod[method])
+    }
+  }
+
+  function sleep(ms: number) {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer)
+        resolve()
+      }, ms)
+      timers.add(timer)
+    })
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) =>
+      reject(
+        new RpcFaultProxyError(
+          `rpcFaultProxy cannot listen on 127.0.0.1:${parameters.port ?? 0}: ${error.message}`,
+        ),
+      ),
+    )
+    server.listen(parameters.port ?? 0, '127.0.0.1', () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+
+  let stopping: Promise<void> | undefined
+  return {
+    url: `http://127.0.0.1:${port}`,
+    setFaults(faults) {
+      active = validateFaults(faults)
+    },
+    faults: () => ({ ...active }),
+    stats: () => ({
+      ...stats,
+      byMethod: Object.fromEntries(Object.entries(stats.byMethod).map(([m, c]) => [m, { ...c }])),
+    }),
+    stop() {
+      stopping ??= new Promise<void>((resolve) => {
+        stopped = true
+        for (const timer of timers) clearTimeout(timer)
+        timers.clear()
+        server.close(() => resolve())
+        for (const socket of sockets) socket.destroy()
+        agent.destroy()
+      })
+      return stopping
+    },
+  }
+}
+
+type Fault = 'none' | 'drop' | 'cut' | 'error'
+
+function pickFault(faults: RpcFaults, draw: number): Fault {
+  let bound = faults.errorRate ?? 0
+  if (draw < bound) return 'error'
+  bound += faults.dropRate ?? 0
+  if (draw < bound) return 'drop'
+  bound += faults.cutRate ?? 0
+  if (draw < bound) return 'cut'
+  return 'none'
+}
+
+function delayOf(delayMs: RpcFaults['delayMs'], draw: number): number {
+  if (delayMs === undefined) return 0
+  if (typeof delayMs === 'number') return delayMs
+  const [min, max] = delayMs
+  return Math.round(min + (max - min) * draw)
+}
+
+/** The JSON-RPC methods a body calls: one for a call, each member's for a batch; [] when not JSON-RPC. */
+function methodsOf(body: Buffer): string[] {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body.toString('utf8'))
+  } catch {
+    return []
+  }
+  const calls = Array.isArray(parsed) ? parsed : [parsed]
+  return calls.flatMap((call) =>
+    typeof call === 'object' && call !== null && typeof (call as { method?: unknown }).method === 'string'
+      ? [(call as { method: string }).method]
+      : [],
+  )
+}
+
+function validateFaults(faults: RpcFaults): RpcFaults {
+  const rate = (name: 'delayRate' | 'dropRate' | 'cutRate' | 'errorRate') => {
+    const value = faults[name]
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0 && value <= 1))
+      throw new RpcFaultProxyError(`${name} must be a probability from 0 to 1, got ${String(value)}`)
+    return value ?? 0
+  }
+  rate('delayRate')
+  const total = rate('dropRate') + rate('cutRate') + rate('errorRate')
+  if (total > 1 + 1e-9)
+    throw new RpcFaultProxyError(
+      `dropRate + cutRate + errorRate must not exceed 1 (a request gets at most one of them), got ${total}`,
+    )
+  const { delayMs } = faults
+  const range = delayMs === undefined ? [] : typeof delayMs === 'number' ? [delayMs, delayMs] : delayMs
+  const [min, max] = range
+  if (delayMs !== undefined && !(range.length === 2 && isDelay(min) && isDelay(max) && min <= max))
+    throw new RpcFaultProxyError(
+      `delayMs must be a number of ms or a [min, max] range with 0 <= min <= max <= 600000, got ${JSON.stringify(delayMs)}`,
+    )
+  if (faults.methods !== undefined && !faults.methods.every((m) => typeof m === 'string' && m.length > 0))
+    throw new RpcFaultProxyError(
+      'methods must be a list of JSON-RPC method names, e.g. ["eth_sendRawTransaction"]',
+    )
+  return { ...faults, ...(faults.methods ? { methods: [...faults.methods] } : {}) }
+}
+
+function isDelay(value: number | undefined): value is number {
+  return value !== undefined && Number.isFinite(value) && value >= 0 && value <= 600_000
+}
+
+function parseUpstream(text: string): URL {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new RpcFaultProxyError(
+      `upstream must be an http URL such as http://127.0.0.1:8545, got ${JSON.stringify(text)}`,
+    )
+  }
+  if (url.protocol !== 'http:')
+    throw new RpcFaultProxyError(
+      `upstream must be an http URL (the proxy speaks plain HTTP), got ${url.protocol}`,
+    )
+  return url
+}
+
+/** Hop-by-hop headers are the connection's, not the message's: never passed on. */
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'content-length',
+])
+
+function passHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
+  const passed: Record<string, string | string[]> = {}
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined && !hopByHop.has(name)) passed[name] = value
+  return passed
+}
+
+function readBody(stream: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBodyBytes) {
+        stream.destroy()
+        reject(new Error(`body over ${maxBodyBytes} bytes`))
+      } else chunks.push(chunk)
+    })
+    stream.once('end', () => resolve(Buffer.concat(chunks)))
+    stream.once('error', reject)
+    stream.once('aborted', () => reject(new Error('request aborted')))
+  })
+}
+
+function answer(res: ServerResponse, status: number, text: string) {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  })
+  res.end(text)
+}
+
+function emptyCounters(): RpcFaultCounters {
+  return { requests: 0, eligible: 0, delayed: 0, dropped: 0, cut: 0, errored: 0 }
+}
