@@ -21,7 +21,10 @@ export type PlanApprovalsParameters = {
 }
 
 export type ApprovalPlan = {
+  /** The allowance the execute will find: the one on chain after our pending transactions. */
   currentAllowance: bigint
+  /** The allowance on chain now. */
+  onChainAllowance: bigint
   /** The allowance the approvals set (the policy's amount), or the current one when nothing is sent. */
   target: bigint
   /** In order: a reset to zero first for tokens that refuse a non-zero change, then the approval. Empty when the allowance suffices. */
@@ -49,10 +52,12 @@ export async function planApprovals(
   const currentAllowance = parameters.afterPending
     ? parameters.afterPending(zeroFirst.currentAllowance)
     : zeroFirst.currentAllowance
-  if (currentAllowance >= needed) return { currentAllowance, target: currentAllowance, approvals: [] }
+  const onChainAllowance = zeroFirst.currentAllowance
+  if (currentAllowance >= needed)
+    return { currentAllowance, onChainAllowance, target: currentAllowance, approvals: [] }
   const approvals = [buildApproveRequest({ token, spender, amount: target })]
   if (zeroFirst.needed) approvals.unshift(buildApproveRequest({ token, spender, amount: 0n }))
-  return { currentAllowance, target, approvals }
+  return { currentAllowance, onChainAllowance, target, approvals }
 }
 
 /**

@@ -3,7 +3,6 @@ import { getRouterQuote } from '../api/actions/getRouterQuote.js'
 import { ServiceBadRequestError, ServiceNotFoundError } from '../api/errors.js'
 import { toSignedQuoteStruct } from '../api/quoteStruct.js'
 import { executorAbi } from '../chain/abis.js'
-import { simulateExecute } from '../chain/simulateExecute.js'
 import { StockrouteError } from '../domain/errors.js'
 import { toPrice } from '../domain/units.js'
 import { type ExecutionRecord, ExecutionStateError, terminalExecutionStates } from '../store/executions.js'
@@ -20,6 +19,7 @@ import { planApprovals } from './planApprovals.js'
 import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js'
 import type { Instrument } from './resolveInstrument.js'
 import { recordOpenAllowancesOf } from './settlement.js'
+import { simulateAfterPending } from './simulateAfterPending.js'
 import { storedQuoteOf } from './storedQuote.js'
 
 /**
@@ -208,16 +208,22 @@ async function quoteAndSubmit(
     let gas = settings.executeGasLimit
     let simulation = 'not simulated'
     if (settings.simulate && !(settings.dryRun && plan.approvals.length > 0)) {
-      const result = await simulateExecute(
-        chain.publicClient,
+      // 'pending' when the allowance comes from transactions of ours not yet mined.
+      const reliesOnPending = approvalsPending || plan.currentAllowance !== plan.onChainAllowance
+      const result = await simulateAfterPending(
+        chain,
         {
           executor: chain.executorAddress,
           quote: struct,
           signature: reply.signature,
           taker: chain.account.address,
-          blockTag: approvalsPending ? 'pending' : 'latest',
+          blockTag: reliesOnPending ? 'pending' : 'latest',
         },
-        { signal },
+        {
+          signal,
+          canWait: () =>
+            reply.quote.expiresAt * 1000 - context.now() > minimumValidity(context, chain, context.now()),
+        },
       )
       if (!result.ok) {
         if (result.errorName === 'QuoteExpired' && attempt < settings.maxQuoteAttempts) {
