@@ -35,13 +35,19 @@ afterEach(() => {
 type Run = {
   child: ChildProcess
   lines: string[]
+  stderr(): string
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>
 }
 
-function startDaemonProcess(configPath: string, args: string[] = []): Run {
+function startDaemonProcess(
+  configPath: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
+): Run {
   const child = spawn(process.execPath, ['bin/stockroute.js', 'start', '--config', configPath, ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env,
   })
   children.push(child)
   const lines: string[] = []
@@ -67,6 +73,7 @@ function startDaemonProcess(configPath: string, args: string[] = []): Run {
   return {
     child,
     lines,
+    stderr: () => stderr,
     waitFor(pattern, timeoutMs = 30_000) {
       const seen = lines.find((line) => pattern.test(line))
       if (seen) return Promise.resolve(seen)
@@ -290,5 +297,38 @@ describe('stockroute start', () => {
     const { executions } = await expectLedgerMatchesChains(ledgerPath, account.address)
     expect(executions.length).toBeGreaterThanOrEqual(before)
     expect(readFileSync(join(ledgerPath, '..', 'stockroute.log'), 'utf8')).toContain('"msg":"recovery done"')
+  })
+
+  it('stops by itself, cleanly, when its ledger reaches its size limit; a second daemon on a live ledger is refused', {
+    timeout: 90_000,
+  }, async () => {
+    const { configPath, ledgerPath, account } = await writeDaemonConfig('full', everySecondOnBothChains())
+    // The fault switch: SQLite answers "disk full" once the file would pass this many pages.
+    const probe = join(folder, 'probe.sqlite')
+    const fresh = openLedger({ path: probe })
+    const pages = Number(fresh.database.pragma('page_count', { simple: true }))
+    fresh.close()
+    const run = startDaemonProcess(configPath, [], {
+      ...process.env,
+      STOCKROUTE_LEDGER_MAX_PAGES: String(pages + 12),
+    })
+    await run.waitFor(/^control API http:\/\/127\.0\.0\.1:\d+/)
+
+    const second = startDaemonProcess(configPath)
+    const refused = await exitOf(second.child)
+    expect(refused.code).not.toBe(0)
+    expect(`${second.lines.join('\n')}${second.stderr()}`).toContain(`in use by process ${run.child.pid}`)
+    await run.waitFor(/storage fault/i, 60_000)
+    expect(await exitOf(run.child)).toEqual({ code: 3, signal: null })
+    expect(run.lines.join('\n')).toMatch(/free space|size limit/i)
+
+    const raw = new Database(ledgerPath)
+    expect(raw.pragma('integrity_check', { simple: true })).toBe('ok')
+    raw.close()
+    // Nothing half written: every execution that reached submitted has its execute stored, and a
+    // restart without the limit ends them all with the ledger equal to the chains.
+    const restarted = startDaemonProcess(configPath, ['--duration', '4'], process.env)
+    expect(await exitOf(restarted.child)).toEqual({ code: 0, signal: null })
+    await expectLedgerMatchesChains(ledgerPath, account.address)
   })
 })
