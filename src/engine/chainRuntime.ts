@@ -14,7 +14,9 @@ import type { CallOptions, ServiceClient } from '../api/createServiceClient.js'
 import { createChainClients } from '../chain/clients.js'
 import { readDecimals } from '../chain/erc20.js'
 import { createInclusionTimes, type InclusionTimes, minimumValidityMs } from '../chain/inclusionTime.js'
+import { isTransportFailure } from '../chain/isTransportFailure.js'
 import { type ExecutorDomain, readExecutorDomain } from '../chain/readExecutorDomain.js'
+import { StockrouteError } from '../domain/errors.js'
 import { assetDecimalsOf } from '../domain/units.js'
 import type { TransactionManager } from '../transactions/createTransactionManager.js'
 import { defaultTransactionManagerSettings, type TransactionManagerSettings } from '../transactions/types.js'
@@ -76,67 +78,23 @@ export async function createChainRuntimes(
     chains: readonly EngineChainConfig[]
     /** Builds the chain's transaction manager once its clients and pins are checked. */
     createManager: (runtime: Omit<ChainRuntime, 'transactions'>) => TransactionManager
+    /** Told each time a chain's RPC did not answer during setup and is tried again. */
+    onRetry?: ((chainId: number, message: string) => void) | undefined
   },
   options: CallOptions = {},
 ): Promise<Map<number, ChainRuntime>> {
   const { service, account, chains, createManager } = parameters
   const served = await getChains(service, {}, options)
   const runtimes = await Promise.all(
-    chains.map(async (config): Promise<ChainRuntime> => {
-      const fail = (problem: string) =>
-        new EngineError({
-          code: 'ENGINE_SETUP_FAILED',
-          shortMessage: `Chain ${config.chainId}: ${problem}`,
-          details: { chainId: config.chainId },
-        })
-      const info = served.chains.find((chain) => chain.chainId === config.chainId)
-      if (!info)
-        throw fail(
-          `the service does not serve it (it serves ${served.chains.map((c) => c.chainId).join(', ')}): remove it from the configuration or fix its chainId.`,
-        )
-      if (!isAddressEqual(info.executorAddress, config.executorAddress))
-        throw fail(
-          `the service executes quotes through ${info.executorAddress}, but the configuration pins executor ${config.executorAddress}: check which is right before trading, then fix executorAddress.`,
-        )
-      if (!isAddressEqual(info.operatorAddress, config.operatorAddress))
-        throw fail(
-          `the service's operator is ${info.operatorAddress}, but the configuration pins ${config.operatorAddress}: check which is right before trading, then fix operatorAddress.`,
-        )
-      const assetAddress = info.defaultAssetAddress
-      if (!assetAddress)
-        throw fail(`the service names default asset ${info.defaultAsset} but lists no address for it.`)
-      const clients = createChainClients({ chainId: config.chainId, rpcUrl: config.rpcUrl, account })
-      const [executorDomain, decimals] = await Promise.all([
-        readExecutorDomain(clients.publicClient, config.executorAddress, options),
-        readDecimals(clients.publicClient, assetAddress, options),
-      ])
-      if (executorDomain.chainId !== config.chainId)
-        throw fail(
-          `the executor at ${config.rpcUrl} reports chain id ${executorDomain.chainId}: the RPC URL serves another chain.`,
-        )
-      const runtime: Omit<ChainRuntime, 'transactions'> = {
-        chainId: config.chainId,
-        rpcUrl: config.rpcUrl,
-        executorAddress: config.executorAddress,
-        operatorAddress: config.operatorAddress,
-        executorDomain,
-        knownExecutors: [],
-        asset: { address: assetAddress, decimals: assetDecimalsOf(decimals), symbol: info.defaultAsset },
-        publicClient: clients.publicClient,
-        walletClient: clients.walletClient,
-        account,
-        inclusion: createInclusionTimes({
-          defaultMs: config.defaultInclusionMs ?? 4_000,
-          maxAgeMs: 10 * 60_000,
-        }),
-        broadcastTimes: new Map(),
-        sendQueue: new PQueue({ concurrency: 1 }),
-        transactionSettings: { ...defaultTransactionManagerSettings, ...config.transactions },
-      }
-      const created = runtime as ChainRuntime
-      created.transactions = createManager(runtime)
-      return created
-    }),
+    chains.map((config) =>
+      // A chain whose RPC does not answer (a blip, a restart) is tried again for a while, with its
+      // reason printed, instead of failing the whole start; a wrong pin fails at once.
+      retryTransportFailures(() => setUp(config), {
+        untilMs: Date.now() + setupRetryWindowMs,
+        signal: options.signal,
+        onRetry: (message) => parameters.onRetry?.(config.chainId, message),
+      }),
+    ),
   )
   // Each chain knows the others' executors, so a quote signed for another chain is named as such.
   for (const runtime of runtimes)
@@ -144,6 +102,84 @@ export async function createChainRuntimes(
       .filter((other) => other !== runtime)
       .map((other) => ({ domain: domainOf(other.executorDomain), operatorAddress: other.operatorAddress }))
   return new Map(runtimes.map((runtime) => [runtime.chainId, runtime]))
+
+  async function setUp(config: EngineChainConfig): Promise<ChainRuntime> {
+    const fail = (problem: string) =>
+      new EngineError({
+        code: 'ENGINE_SETUP_FAILED',
+        shortMessage: `Chain ${config.chainId}: ${problem}`,
+        details: { chainId: config.chainId },
+      })
+    const info = served.chains.find((chain) => chain.chainId === config.chainId)
+    if (!info)
+      throw fail(
+        `the service does not serve it (it serves ${served.chains.map((c) => c.chainId).join(', ')}): remove it from the configuration or fix its chainId.`,
+      )
+    if (!isAddressEqual(info.executorAddress, config.executorAddress))
+      throw fail(
+        `the service executes quotes through ${info.executorAddress}, but the configuration pins executor ${config.executorAddress}: check which is right before trading, then fix executorAddress.`,
+      )
+    if (!isAddressEqual(info.operatorAddress, config.operatorAddress))
+      throw fail(
+        `the service's operator is ${info.operatorAddress}, but the configuration pins ${config.operatorAddress}: check which is right before trading, then fix operatorAddress.`,
+      )
+    const assetAddress = info.defaultAssetAddress
+    if (!assetAddress)
+      throw fail(`the service names default asset ${info.defaultAsset} but lists no address for it.`)
+    const clients = createChainClients({ chainId: config.chainId, rpcUrl: config.rpcUrl, account })
+    const [executorDomain, decimals] = await Promise.all([
+      readExecutorDomain(clients.publicClient, config.executorAddress, options),
+      readDecimals(clients.publicClient, assetAddress, options),
+    ])
+    if (executorDomain.chainId !== config.chainId)
+      throw fail(
+        `the executor at ${config.rpcUrl} reports chain id ${executorDomain.chainId}: the RPC URL serves another chain.`,
+      )
+    const runtime: Omit<ChainRuntime, 'transactions'> = {
+      chainId: config.chainId,
+      rpcUrl: config.rpcUrl,
+      executorAddress: config.executorAddress,
+      operatorAddress: config.operatorAddress,
+      executorDomain,
+      knownExecutors: [],
+      asset: { address: assetAddress, decimals: assetDecimalsOf(decimals), symbol: info.defaultAsset },
+      publicClient: clients.publicClient,
+      walletClient: clients.walletClient,
+      account,
+      inclusion: createInclusionTimes({
+        defaultMs: config.defaultInclusionMs ?? 4_000,
+        maxAgeMs: 10 * 60_000,
+      }),
+      broadcastTimes: new Map(),
+      sendQueue: new PQueue({ concurrency: 1 }),
+      transactionSettings: { ...defaultTransactionManagerSettings, ...config.transactions },
+    }
+    const created = runtime as ChainRuntime
+    created.transactions = createManager(runtime)
+    return created
+  }
+}
+
+/** How long a chain's setup keeps trying an RPC that does not answer, ms. */
+const setupRetryWindowMs = 60_000
+
+async function retryTransportFailures<T>(
+  work: () => Promise<T>,
+  options: { untilMs: number; signal?: AbortSignal | undefined; onRetry: (message: string) => void },
+): Promise<T> {
+  for (let waitMs = 500; ; waitMs = Math.min(waitMs * 2, 8_000)) {
+    try {
+      return await work()
+    } catch (error) {
+      if (!isTransportFailure(error) || Date.now() + waitMs > options.untilMs) throw error
+      options.signal?.throwIfAborted()
+      const reason = error instanceof StockrouteError ? error.shortMessage : String(error)
+      options.onRetry(
+        `setup: the RPC did not answer (${reason.split('. ')[0]}); trying again in ${waitMs} ms`,
+      )
+      await new Promise((resolve) => setTimeout(resolve, waitMs))
+    }
+  }
 }
 
 function domainOf(domain: ExecutorDomain) {

@@ -138,6 +138,13 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       service,
       account,
       chains: parameters.chains,
+      onRetry: (chainId, message) => {
+        context.logger?.warn({ chainId }, message)
+        parameters.onTransactionEvent?.(chainId, {
+          kind: 'recovery',
+          message: `chain ${chainId}: ${message}`,
+        })
+      },
       createManager: (runtime) =>
         createTransactionManager({
           chainId: runtime.chainId,

@@ -3,9 +3,9 @@ import { getRouterQuote } from '../api/actions/getRouterQuote.js'
 import { ServiceBadRequestError, ServiceNotFoundError } from '../api/errors.js'
 import { toSignedQuoteStruct } from '../api/quoteStruct.js'
 import { executorAbi } from '../chain/abis.js'
-import { StockrouteError } from '../domain/errors.js'
+import { isTransportFailure } from '../chain/isTransportFailure.js'
 import { toPrice } from '../domain/units.js'
-import { type ExecutionRecord, ExecutionStateError, terminalExecutionStates } from '../store/executions.js'
+import type { ExecutionRecord } from '../store/executions.js'
 import { toNotional } from '../store/risk.js'
 import { awaitSettlement } from './awaitSettlement.js'
 import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
@@ -20,6 +20,7 @@ import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js
 import type { Instrument } from './resolveInstrument.js'
 import { recordOpenAllowancesOf } from './settlement.js'
 import { simulateAfterPending } from './simulateAfterPending.js'
+import { describe, stopExecution } from './stopExecution.js'
 import { storedQuoteOf } from './storedQuote.js'
 
 /**
@@ -49,9 +50,27 @@ export async function runExecution(
     const intent = checkIntent(intentOf(execution), instrument, chain.asset.decimals)
     // A wallet under recovery takes no new transaction until its nonces are sound.
     await chain.transactions.ready(signal)
-    const submitted = await chain.sendQueue.add(() =>
-      quoteAndSubmit(context, chain, { execution, intent, instrument, signal }),
-    )
+    const submitted = await chain.sendQueue.add(async () => {
+      // An RPC or service call that got no answer before the execute was signed is tried again
+      // with a fresh quote, a few times, rather than failing the trade.
+      for (let round = 1; ; round++) {
+        const current = context.ledger.executions.getExecution(execution.id) ?? execution
+        try {
+          return await quoteAndSubmit(context, chain, { execution: current, intent, instrument, signal })
+        } catch (error) {
+          const latest = context.ledger.executions.getExecution(execution.id)
+          const unsigned =
+            latest?.state === 'quoting' || latest?.state === 'quoted' || latest?.state === 'approving'
+          if (!unsigned || round >= transportRetries || !isTransportFailure(error) || signal?.aborted)
+            throw error
+          context.logger?.warn(
+            { chainId: chain.chainId, executionId: execution.id, error: describe(error) },
+            `no answer before the execute was signed: trying again with a new quote (${round} of ${transportRetries - 1})`,
+          )
+          await new Promise((resolve) => setTimeout(resolve, 250 * round))
+        }
+      }
+    })
     if (submitted.execution.state !== 'submitted') return submitted.execution
     return await awaitSettlement(context, submitted.execution, signal)
   } catch (error) {
@@ -77,6 +96,9 @@ export async function runExecution(
     }
   }
 }
+
+/** Rounds of quote-to-signature an execution gets when calls go unanswered. */
+const transportRetries = 3
 
 /** The intent an execution row was created from. */
 export function intentOf(execution: ExecutionRecord): SwapIntent {
@@ -358,34 +380,4 @@ async function dryRunEnd(
     `dry run: execute ${record.hash} signed (${simulation}) and not broadcast${approvals ? `; would first send ${approvals}` : ''}`,
   )
   return { execution: moved }
-}
-
-/**
- * Records why an execution stopped: the state an {@link ExecutionStop} names, `failed` for anything
- * else. An execution already terminal (or submitted, which only the chain ends) is left as it is.
- */
-function stopExecution(context: EngineContext, executionId: number, error: unknown): ExecutionRecord {
-  const current = context.ledger.executions.getExecution(executionId)
-  if (!current) throw error
-  const terminal: readonly string[] = terminalExecutionStates
-  // Another worker moved it first: it owns the execution now.
-  const lostRace = error instanceof ExecutionStateError && error.code === 'EXECUTION_STATE_CONFLICT'
-  if (lostRace || terminal.includes(current.state) || current.state === 'submitted') {
-    if (!(error instanceof ExecutionStop))
-      context.logger?.error({ executionId, error: describe(error) }, 'execution interrupted after submission')
-    return current
-  }
-  const [to, reason] =
-    error instanceof ExecutionStop
-      ? [error.to, error.reason]
-      : (['failed', `stopped by an error: ${describe(error)}`] as const)
-  // From intent, `expired` is not a move: nothing was quoted yet.
-  const state = current.state === 'intent' && to === 'expired' ? 'failed' : to
-  return moveExecution(context, current, state, reason)
-}
-
-function describe(error: unknown): string {
-  if (error instanceof StockrouteError) return error.shortMessage
-  if (error instanceof Error) return error.message
-  return String(error)
 }

@@ -1,5 +1,6 @@
-import { BaseError, type Hex, HttpRequestError, TimeoutError, type WalletClient } from 'viem'
+import { BaseError, type Hex, type WalletClient } from 'viem'
 import { sendRawTransaction } from 'viem/actions'
+import { isTransportFailure } from '../chain/isTransportFailure.js'
 
 /** What the node said to a raw transaction. */
 export type RawBroadcastOutcome =
@@ -35,13 +36,9 @@ export async function broadcastRaw(client: WalletClient, raw: Hex): Promise<RawB
       return { outcome: 'nonce-used', error: message }
     if (/underpriced|replacement fee too low|fee too low to replace/i.test(details))
       return { outcome: 'underpriced', error: message }
-    if (isTransportFailure(error)) return { outcome: 'no-answer', error: message }
+    // Not a viem error at all (a bug, a socket torn down): it may have arrived; the checks decide.
+    if (!(error instanceof BaseError) || isTransportFailure(error))
+      return { outcome: 'no-answer', error: message }
     return { outcome: 'refused', error: message }
   }
-}
-
-/** The request never got an answer from the node. */
-function isTransportFailure(error: unknown): boolean {
-  if (!(error instanceof BaseError)) return true
-  return Boolean(error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError))
 }
