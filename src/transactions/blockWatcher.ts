@@ -24,6 +24,12 @@ export type BlockWatcherListener = {
     forkNumber: bigint
     removed: readonly WatchedBlock[]
     beyondWindow: boolean
+    /**
+     * The new branch leaves the blocks this watcher saw, but the watcher started less than a window
+     * ago: the fork lies at or below `forkNumber`, among blocks it never saw, so whatever was mined
+     * there must be checked against the chain (the depth is still within the window).
+     */
+    beforeStart: boolean
   }): Promise<void> | void
   /** A poll failed (the node is unreachable); the watcher keeps polling. */
   onError?(error: unknown): void
@@ -110,13 +116,15 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
       if (theirs.hash === mine.hash) break
       forkNumber -= 1n
     }
-    await reportFork(forkNumber, !at(forkNumber))
+    // Out of known blocks: beyond the window only if the watcher held a whole window.
+    const unknown = !at(forkNumber)
+    await reportFork(forkNumber, unknown && known.length >= window, unknown && known.length < window)
   }
 
-  const reportFork = async (forkNumber: bigint, beyondWindow: boolean) => {
+  const reportFork = async (forkNumber: bigint, beyondWindow: boolean, beforeStart = false) => {
     const removed = known.filter((entry) => entry.number > forkNumber)
     known.splice(0, known.length, ...known.filter((entry) => entry.number <= forkNumber))
-    await listener.onReorg({ forkNumber, removed, beyondWindow })
+    await listener.onReorg({ forkNumber, removed, beyondWindow, beforeStart })
     next = forkNumber + 1n
   }
 

@@ -14,13 +14,13 @@ import { broadcastRaw } from './broadcastRaw.js'
 import { TransactionManagerError } from './errors.js'
 import { failpoint } from './failpoints.js'
 import { createFeeSource, type Fees, feesOf, replacementFees } from './fees.js'
-import { checkPending, includeFromBlock, reverseReorgedTransactions } from './followTransactions.js'
+import { checkPending, followReorg, includeFromBlock } from './followTransactions.js'
 import type { ManagerCore } from './managerCore.js'
 import { allowanceAfterPending } from './pendingAllowances.js'
 import { recoverWallet } from './recoverWallet.js'
 import type {
   BroadcastResult,
-  SentTransaction,
+  TransactionManager,
   TransactionManagerEvent,
   TransactionManagerSettings,
   TransactionManagerStatus,
@@ -45,39 +45,6 @@ export type CreateTransactionManagerParameters = {
   onEvent?: ((event: TransactionManagerEvent) => void) | undefined
   /** Observers of each step (signed, broadcast, receipt), synchronous, for metrics and crash tests. */
   onStep?: ((step: { step: 'signed' | 'broadcast' | 'receipt'; tx: TransactionRecord }) => void) | undefined
-}
-
-/** Options of {@link TransactionManager.send}. */
-export type SendOptions = {
-  executionId: number | null
-  /**
-   * Runs inside the wallet's critical section right before the nonce is taken (kill switch,
-   * remaining validity): throwing stops the send with nothing signed and no nonce used.
-   */
-  check?: (() => void) | undefined
-  /** Runs inside the ledger transaction that stores the signed transaction (e.g. the move to submitted). */
-  alsoInLedger?: ((record: TransactionRecord) => void) | undefined
-}
-
-/** The only code that signs for one (chain, wallet): nonces, storage before broadcast, and the chain's verdicts. */
-export type TransactionManager = {
-  readonly chainId: number
-  readonly address: `0x${string}`
-  /** Resolves once recovery made the wallet's nonces sound; `send` waits for it. */
-  ready(signal?: AbortSignal): Promise<void>
-  /**
-   * Takes the next nonce, signs, stores the raw bytes, hash and nonce in the ledger transaction that
-   * takes the nonce, then queues the broadcast (in nonce order). Resolves once stored.
-   */
-  send(request: TransactionRequest, options: SendOptions): Promise<SentTransaction>
-  /** What `owner`'s allowance of `token` to `spender` will be once our pending approvals and executes are mined. */
-  allowanceAfterPending(token: `0x${string}`, spender: `0x${string}`, onChain: bigint): bigint
-  /** Checks pending transactions now (what the timer does every `checkMs`). */
-  check(): Promise<void>
-  status(): TransactionManagerStatus
-  /** Starts the block watcher and recovery, in the background. */
-  start(): void
-  stop(): Promise<void>
 }
 
 /**
@@ -391,16 +358,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
             feeSource.newBlock()
             await includeFromBlock(core, block)
           },
-          onReorg: async (event) => {
-            counters.reorgs += 1
-            emit({
-              kind: 'reorg',
-              forkNumber: event.forkNumber,
-              removed: event.removed.length,
-              beyondWindow: event.beyondWindow,
-            })
-            await reverseReorgedTransactions(core, event)
-          },
+          onReorg: (event) => followReorg(core, event),
           onError: (error) =>
             emit({ kind: 'error', message: `chain ${chainId}: block watcher: ${messageOf(error)}` }),
         },

@@ -1,5 +1,11 @@
 import { type Hash, type TransactionReceipt, TransactionReceiptNotFoundError } from 'viem'
-import { getBlock, getTransaction, getTransactionCount, getTransactionReceipt } from 'viem/actions'
+import {
+  getBlock,
+  getBlockNumber,
+  getTransaction,
+  getTransactionCount,
+  getTransactionReceipt,
+} from 'viem/actions'
 import { findTransactionAtNonce } from '../chain/findTransactionAtNonce.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import type { WatchedBlock } from './blockWatcher.js'
@@ -91,6 +97,29 @@ export async function reverseReorgedTransactions(
     ledger.risk.halt(why)
     core.emit({ kind: 'error', message: why })
   }
+}
+
+/**
+ * What the manager does when its block watcher reports a reorg: counted, told to the operator, our
+ * transactions in the removed blocks taken back (fills reversed), and, when the fork lies before the
+ * watcher's start, every transaction of ours mined in the window checked against the chain.
+ *
+ * @example
+ * await followReorg(core, { forkNumber: 41n, removed, beyondWindow: false, beforeStart: false })
+ */
+export async function followReorg(
+  core: ManagerCore,
+  event: { forkNumber: bigint; removed: readonly unknown[]; beyondWindow: boolean; beforeStart: boolean },
+): Promise<void> {
+  core.counters.reorgs += 1
+  core.emit({
+    kind: 'reorg',
+    forkNumber: event.forkNumber,
+    removed: event.removed.length,
+    beyondWindow: event.beyondWindow,
+  })
+  await reverseReorgedTransactions(core, event)
+  if (event.beforeStart) await recheckRecentlyMined(core)
 }
 
 /**
@@ -256,4 +285,37 @@ export async function inclusionBlockOf(
 ): Promise<InclusionBlock> {
   const block = await getBlock(core.publicClient, { blockHash: receipt.blockHash })
   return { number: receipt.blockNumber, hash: receipt.blockHash, timestamp: block.timestamp }
+}
+
+/**
+ * Our transactions mined in the last `reorgWindow` blocks: still where the ledger says? One that
+ * moved or vanished is taken back (its fill reversed) and, when found elsewhere, included again.
+ *
+ * @example
+ * await recheckRecentlyMined(core)
+ */
+export async function recheckRecentlyMined(core: ManagerCore): Promise<void> {
+  const { ledger, chainId, address, publicClient, settings } = core
+  const head = await getBlockNumber(publicClient, { cacheTime: 0 })
+  const fromBlock = head > BigInt(settings.reorgWindow) ? head - BigInt(settings.reorgWindow) : 0n
+  const recent = ledger.transactions
+    .listMinedTransactions(chainId, { fromBlock })
+    .filter((tx) => tx.from.toLowerCase() === address.toLowerCase())
+  for (const tx of recent) {
+    const receipt = await receiptOf(core, tx.hash)
+    const where =
+      receipt &&
+      (tx.blockHash === null ? receipt.blockNumber === tx.blockNumber : receipt.blockHash === tx.blockHash)
+    if (where) continue
+    const reason = receipt
+      ? `found in block ${receipt.blockNumber} at restart, not in block ${tx.blockNumber} (a reorg while stopped)`
+      : `not on chain at restart (a reorg while stopped removed block ${tx.blockNumber})`
+    const back = ledger.atomically(() => {
+      const unmined = ledger.transactions.markUnmined(chainId, tx.hash, reason)
+      core.handler.reorged(unmined, reason)
+      return unmined
+    })
+    core.handler.settled?.(back)
+    if (receipt) commitInclusion(core, back, receipt, await inclusionBlockOf(core, receipt))
+  }
 }

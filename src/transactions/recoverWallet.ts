@@ -1,6 +1,6 @@
-import { getBlockNumber, getTransactionCount } from 'viem/actions'
+import { getTransactionCount } from 'viem/actions'
 import { failpoint } from './failpoints.js'
-import { checkPending, commitInclusion, inclusionBlockOf, receiptOf } from './followTransactions.js'
+import { checkPending, recheckRecentlyMined } from './followTransactions.js'
 import type { ManagerCore } from './managerCore.js'
 
 /** Waits between recovery attempts when the node cannot be reached, ms (then doubled up to 10 s). */
@@ -50,33 +50,6 @@ export async function recoverWallet(core: ManagerCore, progress: (step: string) 
       await sleep(waitMs, core.signal)
       waitMs = Math.min(waitMs * 2, 10_000)
     }
-  }
-}
-
-/** Our transactions mined in the last `reorgWindow` blocks: still where the ledger says? */
-async function recheckRecentlyMined(core: ManagerCore): Promise<void> {
-  const { ledger, chainId, address, publicClient, settings } = core
-  const head = await getBlockNumber(publicClient, { cacheTime: 0 })
-  const fromBlock = head > BigInt(settings.reorgWindow) ? head - BigInt(settings.reorgWindow) : 0n
-  const recent = ledger.transactions
-    .listMinedTransactions(chainId, { fromBlock })
-    .filter((tx) => tx.from.toLowerCase() === address.toLowerCase())
-  for (const tx of recent) {
-    const receipt = await receiptOf(core, tx.hash)
-    const where =
-      receipt &&
-      (tx.blockHash === null ? receipt.blockNumber === tx.blockNumber : receipt.blockHash === tx.blockHash)
-    if (where) continue
-    const reason = receipt
-      ? `found in block ${receipt.blockNumber} at restart, not in block ${tx.blockNumber} (a reorg while stopped)`
-      : `not on chain at restart (a reorg while stopped removed block ${tx.blockNumber})`
-    const back = ledger.atomically(() => {
-      const unmined = ledger.transactions.markUnmined(chainId, tx.hash, reason)
-      core.handler.reorged(unmined, reason)
-      return unmined
-    })
-    core.handler.settled?.(back)
-    if (receipt) commitInclusion(core, back, receipt, await inclusionBlockOf(core, receipt))
   }
 }
 

@@ -111,3 +111,36 @@ export type TransactionManagerEvent =
   | { kind: 'replaced'; nonce: number; hash: Hex; replaces: Hex; reason: string }
   | { kind: 'reorg'; forkNumber: bigint; removed: number; beyondWindow: boolean }
   | { kind: 'error'; message: string }
+
+/** Options of {@link TransactionManager.send}. */
+export type SendOptions = {
+  executionId: number | null
+  /**
+   * Runs inside the wallet's critical section right before the nonce is taken (kill switch,
+   * remaining validity): throwing stops the send with nothing signed and no nonce used.
+   */
+  check?: (() => void) | undefined
+  /** Runs inside the ledger transaction that stores the signed transaction (e.g. the move to submitted). */
+  alsoInLedger?: ((record: TransactionRecord) => void) | undefined
+}
+
+/** The only code that signs for one (chain, wallet): nonces, storage before broadcast, and the chain's verdicts. */
+export type TransactionManager = {
+  readonly chainId: number
+  readonly address: `0x${string}`
+  /** Resolves once recovery made the wallet's nonces sound; `send` waits for it. */
+  ready(signal?: AbortSignal): Promise<void>
+  /**
+   * Takes the next nonce, signs, stores the raw bytes, hash and nonce in the ledger transaction that
+   * takes the nonce, then queues the broadcast (in nonce order). Resolves once stored.
+   */
+  send(request: TransactionRequest, options: SendOptions): Promise<SentTransaction>
+  /** What `owner`'s allowance of `token` to `spender` will be once our pending approvals and executes are mined. */
+  allowanceAfterPending(token: `0x${string}`, spender: `0x${string}`, onChain: bigint): bigint
+  /** Checks pending transactions now (what the timer does every `checkMs`). */
+  check(): Promise<void>
+  status(): TransactionManagerStatus
+  /** Starts the block watcher and recovery, in the background. */
+  start(): void
+  stop(): Promise<void>
+}

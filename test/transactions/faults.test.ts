@@ -304,6 +304,42 @@ describe('reorgs', () => {
   })
 })
 
+describe('reorgs after a restart', () => {
+  it('a reorg reaching below the blocks this run saw re-checks the fills of before, and does not halt', {
+    timeout: 40_000,
+  }, async () => {
+    const first = await startEngine()
+    const ledgerPath = first.ledger.path
+    const outcome = await first.engine.execute(buy('before-restart'))
+    expect(outcome.execution.state).toBe('confirmed')
+    const execute = outcome.transactions.find((tx) => tx.kind === 'execute')
+    if (!execute?.blockNumber) throw new Error('no mined execute')
+    await first.engine.close()
+    first.ledger.close()
+    running.splice(0)
+
+    const { testClient, publicClient } = chainClients()
+    const second = await startEngine({ privateKey: first.privateKey, ledgerPath })
+    await second.recovery
+    await testClient.mine({ blocks: 1 })
+    const head = await publicClient.getBlockNumber({ cacheTime: 0 })
+    // Replace every block from the execute's up: the watcher of this run never saw the execute's.
+    const depth = Number(head - execute.blockNumber) + 1
+    await testClient.request({ method: 'anvil_reorg', params: [depth, [[execute.raw, 0]]] } as never)
+    const moved = await until('the execute recorded in its new block', () => {
+      const tx = second.ledger.transactions.getTransaction(chain.chainId, execute.hash)
+      return tx?.status === 'mined' && tx.blockHash !== execute.blockHash ? tx : undefined
+    })
+    const receipt = await publicClient.getTransactionReceipt({ hash: execute.hash })
+    expect(moved.blockHash).toBe(receipt.blockHash)
+    const fills = second.ledger.fills.listFills({ executionId: outcome.execution.id, includeReversed: true })
+    expect(fills.map((fill) => fill.reversedAtMs === null)).toEqual([false, true])
+    expect(second.ledger.risk.killSwitch().halted).toBe(false)
+    expect(second.ledger.executions.getExecution(outcome.execution.id)?.state).toBe('confirmed')
+    await expectPositionsEqualBalances(second.ledger, second.account.address)
+  })
+})
+
 describe('recovery of the nonces', () => {
   it('fills a nonce gap left below a stored transaction with a zero-value self-transfer', {
     timeout: 30_000,
