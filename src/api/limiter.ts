@@ -1,72 +1,59 @@
-import Bottleneck from 'bottleneck'
+import PQueue from 'p-queue'
 
 /**
- * Spaces requests so one API key never exceeds its rate, and holds every request back after a
- * 429 for as long as the service's Retry-After says.
+ * Keeps one API key within its rate: bursts up to the key's limit go out at once, then no more
+ * than the limit start in any one-second window; after a 429 every request waits as long as the
+ * service's Retry-After says.
  */
 export type RequestLimiter = {
   schedule: <T>(job: () => Promise<T>, signal?: AbortSignal) => Promise<T>
-  /** Holds all requests until `ms` from now (a 429's Retry-After). */
+  /** Holds all requests not yet started until `ms` from now (a 429's Retry-After). */
   pauseFor: (ms: number) => void
 }
 
 export type RequestLimiterOptions = {
-  /** Sustained requests per second; the sandbox allows 100 per key by default. */
+  /** The key's limit, requests per second; the sandbox allows 100 per key by default. */
   requestsPerSecond: number
   /** Requests in flight at once. Default 16. */
   maxConcurrent?: number
 }
 
 /**
- * A limiter built on bottleneck (queue, concurrency cap): requests start at least 1000/rate ms
- * apart, and none starts before a 429's Retry-After has passed.
+ * A limiter on p-queue's sliding window (`strict`): at most `requestsPerSecond` requests start in
+ * any rolling second, so a burst up to the limit starts at once instead of being spaced out (the
+ * service's token bucket allows twice that as a burst), and a pause holds the queue after a 429.
+ * One limiter per key per process (see {@link sharedLimiterFor}); several processes sharing a key
+ * each need a share of its limit.
  *
  * @example
  * const limiter = createRequestLimiter({ requestsPerSecond: 50 })
+ * const reply = await limiter.schedule(() => fetch(url))
  */
 export function createRequestLimiter(options: RequestLimiterOptions): RequestLimiter {
   if (!(options.requestsPerSecond > 0)) throw new RangeError('requestsPerSecond must be positive')
-  const minTimeMs = 1000 / options.requestsPerSecond
-  const maxConcurrent = options.maxConcurrent ?? 16
-  const bottleneck = new Bottleneck({ maxConcurrent })
+  // p-queue counts whole requests per interval: a rate below 1/s becomes 1 per longer interval.
+  const intervalCap = Math.max(1, Math.floor(options.requestsPerSecond))
+  const queue = new PQueue({
+    concurrency: options.maxConcurrent ?? 16,
+    intervalCap,
+    interval: Math.round((1000 * intervalCap) / options.requestsPerSecond),
+    strict: true,
+  })
+  let resumeTimer: NodeJS.Timeout | undefined
   let pausedUntil = 0
-  let lastStartMs = Number.NEGATIVE_INFINITY
-  let queued = 0
-  let running = 0
-  const run = async <T>(job: () => Promise<T>): Promise<T> => {
-    lastStartMs = performance.now()
-    running += 1
-    try {
-      return await job()
-    } finally {
-      running -= 1
-    }
-  }
   return {
     pauseFor(ms) {
-      pausedUntil = Math.max(pausedUntil, performance.now() + ms)
+      const until = Date.now() + ms
+      if (until <= pausedUntil) return
+      pausedUntil = until
+      queue.pause()
+      clearTimeout(resumeTimer)
+      resumeTimer = setTimeout(() => queue.start(), ms)
+      resumeTimer.unref()
     },
     schedule(job, signal) {
       signal?.throwIfAborted()
-      const now = performance.now()
-      // Idle fast path: bottleneck's queue costs milliseconds per job (its datastore yields to the
-      // timer loop), too much on the quote-to-broadcast path when nothing is waiting anyway.
-      if (queued === 0 && running < maxConcurrent && now >= pausedUntil && now - lastStartMs >= minTimeMs) {
-        return run(job)
-      }
-      queued += 1
-      return bottleneck.schedule(async () => {
-        queued -= 1
-        // Spacing and pauses are kept here, by start time, for queued and fast-path jobs alike.
-        for (;;) {
-          const wait = Math.max(pausedUntil, lastStartMs + minTimeMs) - performance.now()
-          // A fast-path job may hold a slot bottleneck does not count.
-          if (wait <= 0 && running < maxConcurrent) break
-          await sleep(Math.max(wait, 1), signal)
-        }
-        signal?.throwIfAborted()
-        return run(job)
-      })
+      return queue.add(job, signal ? { signal } : {}) as Promise<Awaited<ReturnType<typeof job>>>
     },
   }
 }
