@@ -50,7 +50,10 @@ export type BlockWatcherParameters = {
 export type BlockWatcher = {
   /** The last canonical block reported, if any. */
   head(): WatchedBlock | undefined
-  /** Polls once now (also what the timer does); resolves when every new block was reported. */
+  /**
+   * Polls once now (also what the timer does); resolves when every new block was reported. Called
+   * while a poll runs, another follows it.
+   */
   poll(): Promise<void>
   stop(): Promise<void>
 }
@@ -128,11 +131,22 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
     next = forkNumber + 1n
   }
 
-  const poll = () => {
-    running ??= advance()
+  // A poll asked for while one runs is run once more after it: the block it wants may have come
+  // after the running one read the head.
+  let again = false
+  const poll = (): Promise<void> => {
+    if (running) {
+      again = true
+      return running
+    }
+    running = advance()
       .catch((error: unknown) => listener.onError?.(error))
       .finally(() => {
         running = undefined
+        if (again && !stopped) {
+          again = false
+          void poll()
+        }
       })
     return running
   }

@@ -158,6 +158,9 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         parameters.onStep?.({ step: 'broadcast', tx: record })
         lastSentAt.set(record.hash, atMs)
         ledger.transactions.markBroadcast(chainId, record.hash)
+        // A chain that mines at once (automine, fast L2s) has the block already: look now rather
+        // than at the next tick.
+        void watcher?.poll()
         return { status: 'broadcast', atMs }
       }
       if (sent.outcome === 'refused' || (sent.outcome === 'underpriced' && record.replacesId !== null)) {

@@ -1,0 +1,101 @@
+// The engine side of bench:engine: an engine over a new SQLite ledger file for a fresh wallet, with
+// hooks that time stockroute's own part of each execution (router quote received → execute accepted
+// by the node), and what the ledger says afterwards (expired submissions, reverts).
+import { join } from 'node:path'
+import type { LocalAccount } from 'viem'
+import { createServiceClient } from '../../src/api/createServiceClient.js'
+import { createEngine, type Engine, type EngineSettings } from '../../src/engine/index.js'
+import type { LocalChain } from '../../src/sandbox/localChains.js'
+import { type Ledger, openLedger } from '../../src/store/index.js'
+
+export type BenchEngine = {
+  engine: Engine
+  ledger: Ledger
+  /** Per execution, ms from its router quote's arrival (`quoted`) to its execute's broadcast. */
+  overheadMs: number[]
+  close(): Promise<void>
+}
+
+/**
+ * An engine for `account` on `chains` (RPC and service URLs as given, so a proxy can sit between),
+ * recovered and ready.
+ *
+ * @example
+ * const bench = await openBenchEngine({ ledgerDir, serviceUrl, credential, account, chains })
+ */
+export async function openBenchEngine(parameters: {
+  ledgerDir: string
+  serviceUrl: string
+  credential: { apiKey: string; apiSecret: string }
+  account: LocalAccount
+  chains: readonly LocalChain[]
+  rpcUrlOf?: ((chain: LocalChain) => string) | undefined
+  settings?: Partial<EngineSettings> | undefined
+}): Promise<BenchEngine> {
+  const { account, chains } = parameters
+  const ledger = openLedger({ path: join(parameters.ledgerDir, `${account.address}.sqlite`) })
+  const quotedAt = new Map<number, number>()
+  const overheadMs: number[] = []
+  const engine = await createEngine({
+    ledger,
+    service: createServiceClient({
+      baseUrl: parameters.serviceUrl,
+      credentials: parameters.credential,
+      makerAddress: account.address,
+      // The sandbox's limit per key: the bench runs many wallets on one key.
+      requestsPerSecond: 1_000,
+    }),
+    account,
+    chains: chains.map((chain) => ({
+      chainId: chain.chainId,
+      rpcUrl: parameters.rpcUrlOf?.(chain) ?? chain.rpcUrl,
+      executorAddress: chain.executorAddress,
+      operatorAddress: chain.operatorAddress,
+    })),
+    settings: parameters.settings ?? {},
+    hooks: {
+      onTransition(event) {
+        if (event.to === 'quoted') quotedAt.set(event.executionId, performance.now())
+      },
+      onStep(step) {
+        if (step.step !== 'broadcast' || step.kind !== 'execute' || step.executionId === null) return
+        const at = quotedAt.get(step.executionId)
+        if (at !== undefined) overheadMs.push(performance.now() - at)
+        quotedAt.delete(step.executionId)
+      },
+    },
+  })
+  await engine.recover()
+  return {
+    engine,
+    ledger,
+    overheadMs,
+    async close() {
+      await engine.close()
+      ledger.close()
+    },
+  }
+}
+
+/** What the ledger says of a run: executions by state, executes sent and then expired, reverted transactions. */
+export function ledgerOutcomes(ledger: Ledger) {
+  const byState = Object.fromEntries(
+    ledger.database
+      .prepare<[], { state: string; n: number }>('SELECT state, count(*) AS n FROM executions GROUP BY state')
+      .all()
+      .map((row) => [row.state, row.n]),
+  ) as Record<string, number>
+  const expiredSubmissions =
+    ledger.database
+      .prepare<[], { n: number }>(
+        `SELECT count(DISTINCT e.id) AS n FROM executions e JOIN execution_events v ON v.execution_id = e.id
+         WHERE v.to_state = 'submitted' AND e.state = 'expired'`,
+      )
+      .get()?.n ?? 0
+  const reverts =
+    ledger.database
+      .prepare<[], { n: number }>("SELECT count(*) AS n FROM transactions WHERE receipt_status = 'reverted'")
+      .get()?.n ?? 0
+  const unfinished = ledger.executions.listUnfinishedExecutions().length
+  return { byState, expiredSubmissions, reverts, unfinished }
+}

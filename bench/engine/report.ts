@@ -1,0 +1,147 @@
+// What bench:engine measured: one JSON object (--json) or tables, with the issue's keys.
+import { arch, cpus, platform } from 'node:os'
+
+export type BenchReport = {
+  trades: number
+  warmup: number
+  concurrent: number
+  /** Per chain id: engine mean / bare mean, one execution end to end. */
+  sequentialRatio: Record<number, number>
+  perChain?: { chainId: number; bareMs: number[]; engineMs: number[] }[]
+  /** Router quote received → execute accepted by the node, over every execution of the run, ms. */
+  overheadP50Ms?: number
+  overheadP99Ms?: number
+  /** Engine trades/s on one chain (intents at once) over the bare path run in a row. */
+  throughputRatio?: number
+  throughput?: { engineTps: number; bareTps: number; confirmed: number; intents: number }
+  /** Engine trades/s over the bare path run with the same concurrency (a wallet per bare worker). */
+  concurrentRatio?: number
+  concurrency?: { engineTps: number; bareTps: number; confirmed: number; intents: number }
+  latency?: {
+    intents: number
+    wallMs: number
+    confirmed: number
+    byState: Record<string, number>
+    expiredSubmissions: number
+    reverts: number
+    unfinished: number
+  }
+  memory?: {
+    executions: number
+    rssAfterFirstThousandMiB: number
+    rssAtEndMiB: number
+    growth: number
+    gcExposed: boolean
+  }
+  /** Executions whose execute was sent and which then expired, over the run. */
+  expiredSubmissions?: number
+  /** Transactions mined reverted, over the run. */
+  reverts?: number
+  unfinished?: number
+  intents: number
+}
+
+export function mean(values: readonly number[]): number {
+  return values.reduce((sum, value) => sum + value, 0) / values.length
+}
+
+/** Nearest-rank percentile. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length))
+  return sorted[rank - 1] ?? Number.NaN
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]) {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]?.length ?? 0)))
+  const line = (cells: readonly string[]) =>
+    `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`
+  console.log(line(header))
+  console.log(`| ${widths.map((width) => '-'.repeat(width)).join(' | ')} |`)
+  for (const row of rows) console.log(line(row))
+  console.log('')
+}
+
+const fixed = (value: number | undefined, digits = 2) => (value === undefined ? '—' : value.toFixed(digits))
+
+/** The run as tables, with the targets beside the figures. */
+export function printReport(report: BenchReport): void {
+  console.log(
+    `host: ${platform()} ${arch()}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), node ${process.version}`,
+  )
+  console.log('')
+  if (report.perChain) {
+    console.log(`## One execution end to end, ${report.trades} in a row after ${report.warmup} warm-up, ms`)
+    console.log('')
+    table(
+      ['chain', 'bare mean', 'bare p50', 'engine mean', 'engine p50', 'engine p95', 'ratio (target ≤ 1.10)'],
+      report.perChain.map((chain) => [
+        String(chain.chainId),
+        fixed(mean(chain.bareMs), 1),
+        fixed(percentile(chain.bareMs, 50), 1),
+        fixed(mean(chain.engineMs), 1),
+        fixed(percentile(chain.engineMs, 50), 1),
+        fixed(percentile(chain.engineMs, 95), 1),
+        fixed(report.sequentialRatio[chain.chainId]),
+      ]),
+    )
+  }
+  console.log('## Figures of the run')
+  console.log('')
+  table(
+    ['figure', 'value', 'target'],
+    [
+      ['overheadP99Ms (quote received → execute broadcast)', fixed(report.overheadP99Ms, 1), '< 10'],
+      ['overhead p50, ms', fixed(report.overheadP50Ms, 1), ''],
+      [
+        `throughputRatio (${report.concurrent} intents on one chain / bare in a row)`,
+        `${fixed(report.throughputRatio)} (${fixed(report.throughput?.engineTps, 1)} / ${fixed(report.throughput?.bareTps, 1)} trades/s)`,
+        '≥ 2',
+      ],
+      [
+        `concurrentRatio (${report.concurrent} at once / ${report.concurrent} bare workers)`,
+        `${fixed(report.concurrentRatio)} (${fixed(report.concurrency?.engineTps, 1)} / ${fixed(report.concurrency?.bareTps, 1)} trades/s)`,
+        '≥ 1',
+      ],
+      ['expiredSubmissions', String(report.expiredSubmissions ?? '—'), '0'],
+      ['reverts', String(report.reverts ?? '—'), '0'],
+      ['intents', String(report.intents), ''],
+    ],
+  )
+  if (report.latency) {
+    const l = report.latency
+    console.log(`## Latency: ${l.intents} intents, +150 ms per RPC call, +200 ms per service call`)
+    console.log('')
+    table(
+      ['wall s', 'confirmed', 'by state', 'expired after sending', 'reverts', 'unfinished'],
+      [
+        [
+          fixed(l.wallMs / 1000, 1),
+          String(l.confirmed),
+          Object.entries(l.byState)
+            .map(([state, n]) => `${state} ${n}`)
+            .join(', '),
+          String(l.expiredSubmissions),
+          String(l.reverts),
+          String(l.unfinished),
+        ],
+      ],
+    )
+  }
+  if (report.memory) {
+    const m = report.memory
+    console.log(`## Memory: ${m.executions} executions in a row`)
+    console.log('')
+    table(
+      ['rss after 1000, MiB', 'rss at end, MiB', 'growth (target < 10%)', 'gc before each reading'],
+      [
+        [
+          fixed(m.rssAfterFirstThousandMiB, 1),
+          fixed(m.rssAtEndMiB, 1),
+          `${fixed(m.growth * 100, 1)}%`,
+          m.gcExposed ? 'yes' : 'no',
+        ],
+      ],
+    )
+  }
+}
