@@ -252,6 +252,16 @@ async function quoteAndSubmit(
           why = `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}; re-quoting`
           continue
         }
+        // Short of allowance while our own transactions are still landing, and out of time to wait
+        // for them: a new quote plans again from what has landed by then.
+        if (
+          result.errorName === 'ERC20InsufficientAllowance' &&
+          chain.transactions.status().pending > 0 &&
+          attempt < settings.maxQuoteAttempts
+        ) {
+          why = `quote ${reply.quote.quoteId} dropped: the simulation ${result.message} while the wallet's transactions were still landing; re-quoting`
+          continue
+        }
         throw new ExecutionStop(
           result.errorName === 'QuoteExpired' ? 'expired' : 'failed',
           `the simulation of execute ${result.message}: ${notSent(approvalsSent)}`,
