@@ -1,6 +1,9 @@
 import type { Block, Hash, PublicClient } from 'viem'
 import { getBlock, getBlockNumber } from 'viem/actions'
 
+/** The head poll interval while {@link BlockWatcher.hurry} is in effect, ms. */
+export const hurriedPollMs = 20
+
 /** A block as the watcher keeps it: enough to follow the chain and find ours in it. */
 export type WatchedBlock = {
   number: bigint
@@ -50,6 +53,11 @@ export type BlockWatcherParameters = {
 export type BlockWatcher = {
   /** The last canonical block reported, if any. */
   head(): WatchedBlock | undefined
+  /**
+   * Polls now and every {@link hurriedPollMs} for `forMs` (one of our transactions was just sent:
+   * its block may come at once, as on anvil's automine or a fast L2), then at `pollMs` again.
+   */
+  hurry(forMs: number): void
   /**
    * Polls once now (also what the timer does); resolves when every new block was reported. Called
    * while a poll runs, another follows it.
@@ -150,10 +158,13 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
       })
     return running
   }
+  let hurriedUntil = 0
   const loop = () => {
     if (stopped) return
     void poll().finally(() => {
-      if (!stopped) timer = setTimeout(loop, pollMs)
+      if (stopped) return
+      clearTimeout(timer)
+      timer = setTimeout(loop, performance.now() < hurriedUntil ? Math.min(pollMs, hurriedPollMs) : pollMs)
     })
   }
   loop()
@@ -161,6 +172,11 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
   return {
     head: () => known.at(-1),
     poll,
+    hurry(forMs) {
+      hurriedUntil = Math.max(hurriedUntil, performance.now() + forMs)
+      clearTimeout(timer)
+      loop()
+    },
     async stop() {
       stopped = true
       clearTimeout(timer)

@@ -47,6 +47,9 @@ export type CreateTransactionManagerParameters = {
   onStep?: ((step: { step: 'signed' | 'broadcast' | 'receipt'; tx: TransactionRecord }) => void) | undefined
 }
 
+/** How long the block watcher polls fast after one of our transactions is accepted, ms. */
+const hurryAfterSendMs = 2_000
+
 /**
  * The transaction manager of one (chain, wallet). Nonces are allocated in memory, seeded at start
  * from the chain and the ledger; each transaction is signed and stored (raw bytes, hash, nonce) in
@@ -158,9 +161,9 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         parameters.onStep?.({ step: 'broadcast', tx: record })
         lastSentAt.set(record.hash, atMs)
         ledger.transactions.markBroadcast(chainId, record.hash)
-        // A chain that mines at once (automine, fast L2s) has the block already: look now rather
-        // than at the next tick.
-        void watcher?.poll()
+        // A chain that mines at once (automine, fast L2s) has the block in a moment: look for it
+        // often for a while rather than at the next tick.
+        watcher?.hurry(hurryAfterSendMs)
         return { status: 'broadcast', atMs }
       }
       if (sent.outcome === 'refused' || (sent.outcome === 'underpriced' && record.replacesId !== null)) {
