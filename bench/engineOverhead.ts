@@ -51,6 +51,16 @@ const local = await startLocalChains({ walletCount: 1 })
 const ledgerDir = mkdtempSync(join(tmpdir(), 'stockroute-bench-engine-'))
 let service: SandboxService | undefined
 const engines: BenchEngine[] = []
+const overhead: number[] = []
+const outcomes: ReturnType<typeof ledgerOutcomes>[] = []
+/** Each scenario's engines are read and closed before the next, so none weighs on the memory one. */
+const closeEngines = async () => {
+  for (const bench of engines.splice(0)) {
+    overhead.push(...bench.overheadMs)
+    outcomes.push(ledgerOutcomes(bench.ledger))
+    await bench.close()
+  }
+}
 const report: BenchReport = { trades, warmup, concurrent, sequentialRatio: {}, intents: 0 }
 try {
   service = await startSandboxService({ local, requestsPerSecond: 5_000 })
@@ -163,6 +173,7 @@ try {
     report.concurrentRatio = engineConcurrentTps / bareConcurrentTps
   }
 
+  await closeEngines()
   if (scenarios.has('latency')) {
     progress(
       `latency: ${latencyIntents} intents over both chains, +150 ms per RPC call, +200 ms per service call`,
@@ -196,6 +207,7 @@ try {
     }
   }
 
+  await closeEngines()
   if (scenarios.has('memory')) {
     progress(`memory: ${memoryExecutions} executions in a row on chain ${withRouter.chainId}`)
     const bench = await engineFor([withRouter], memoryExecutions)
@@ -221,10 +233,9 @@ try {
     }
   }
 
-  const overhead = engines.flatMap((bench) => bench.overheadMs)
+  await closeEngines()
   report.overheadP50Ms = percentile(overhead, 50)
   report.overheadP99Ms = percentile(overhead, 99)
-  const outcomes = engines.map((bench) => ledgerOutcomes(bench.ledger))
   report.expiredSubmissions = outcomes.reduce((sum, o) => sum + o.expiredSubmissions, 0)
   report.reverts = outcomes.reduce((sum, o) => sum + o.reverts, 0)
   report.unfinished = outcomes.reduce((sum, o) => sum + o.unfinished, 0)
