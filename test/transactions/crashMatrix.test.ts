@@ -7,7 +7,7 @@ import { createServiceClient } from '../../src/api/createServiceClient.js'
 import { createEngine, type SwapIntent } from '../../src/engine/index.js'
 import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { type Ledger, openLedger } from '../../src/store/index.js'
-import type { FailpointName } from '../../src/transactions/index.js'
+import { type FailpointName, failpointNames } from '../../src/transactions/index.js'
 import type { TradePlanArguments } from '../fixtures/tradePlan.js'
 import {
   engineChainsOf,
@@ -174,20 +174,14 @@ const bothChains = (tag: string): SwapIntent[][] => {
 }
 
 const matrix: [string, MatrixCase][] = [
-  ...(
-    [
-      'nonce-taken',
-      'signed',
-      'stored',
-      'approve-broadcast',
-      'broadcast',
-      'receipt-seen',
-      'before-fill-commit',
-    ] as const
-  ).map((failpoint): [string, MatrixCase] => [
-    failpoint,
-    { kills: [failpoint, 'during-recovery'], plan: bothChains },
-  ]),
+  // Every failpoint of the trading path, so a new one is in the matrix the day it is named; the
+  // two that need a path of their own follow.
+  ...failpointNames
+    .filter((failpoint) => failpoint !== 'replacement-stored' && failpoint !== 'during-recovery')
+    .map((failpoint): [string, MatrixCase] => [
+      failpoint,
+      { kills: [failpoint, 'during-recovery'], plan: bothChains },
+    ]),
   [
     // The execute stored and never sent; its quote expires before the restart, whose recovery
     // stores a cancel at the same nonce and dies before sending it.
