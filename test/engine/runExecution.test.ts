@@ -1,3 +1,4 @@
+import { erc20Abi } from 'viem'
 import { getTransactionCount } from 'viem/actions'
 import { describe, expect, it } from 'vitest'
 import { createTestEngine, engineLedgers } from '../helpers/engine.js'
@@ -11,6 +12,16 @@ const service = useSandboxService()
 const ledgers = engineLedgers()
 const buy = (chainId: number, intentId: string) =>
   ({ intentId, chainId, ticker: 'AAPL', exchange: 0, side: 'buy', amountIn: '1000' }) as const
+
+/** Polls `probe` (every 50 ms, at most 20 s) until it returns something. */
+async function until<T>(probe: () => T | undefined): Promise<T> {
+  for (let tries = 0; tries < 400; tries++) {
+    const value = probe()
+    if (value !== undefined) return value
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error('not reached in 20 s')
+}
 
 async function nonceOnChain(address: `0x${string}`) {
   const chain = chainWithRouter()
@@ -52,15 +63,75 @@ describe('kill switch', () => {
       const operator = openLedger({ path })
       halt = () => operator.risk.halt('operator: halt mid-trade')
       const outcome = await test.engine.execute(buy(chain.chainId, 'mid-trade'))
+      halt = () => {}
       operator.close()
       expect(outcome.execution.state).toBe('rejected')
       expect(outcome.execution.reason).toMatch(/^kill switch: trading is halted \(operator: halt mid-trade\)/)
       expect(outcome.transactions.map((tx) => tx.kind)).toEqual(['approve'])
       expect(await nonceOnChain(test.account.address)).toBe(1)
-      // The nonce reserved for nothing is not a hole: the next transaction takes it.
+      // The approval's allowance stays on chain: recorded as open, with the approval that left it.
+      const [open] = await until(() => {
+        const found = test.ledger.allowances.listOpenAllowances({ chainId: chain.chainId })
+        return found.length > 0 ? found : undefined
+      })
+      expect(open?.approveTxHash).toBe(outcome.transactions[0]?.hash)
+      expect(open?.reason).toMatch(/ended rejected after approving \d+ and before sending its execute/)
+      // The nonce reserved for nothing is not a hole: the next transaction takes it, and the next
+      // trade of the same token spends the open allowance (policy reuse) instead of approving again.
       test.ledger.risk.resume()
       const next = await test.engine.execute(buy(chain.chainId, 'after'))
       expect(next.transactions.map((tx) => tx.nonce)).toEqual([1])
+      expect(test.ledger.allowances.listOpenAllowances()).toEqual([])
+      const closed = test.ledger.database
+        .prepare<[], { state: string; closed_reason: string }>(
+          'SELECT state, closed_reason FROM open_allowances',
+        )
+        .all()
+      expect(closed).toEqual([
+        {
+          state: 'used',
+          closed_reason: `spent by execution ${next.execution.id} (${next.transactions[0]?.hash})`,
+        },
+      ])
+    } finally {
+      await test.close()
+    }
+  })
+
+  it('with openAllowances revoke, an approval left by a stopped execution is approved back to zero', async () => {
+    const chain = chainWithRouter()
+    const path = ledgers.path()
+    let halt = () => {}
+    const test = await createTestEngine(service(), {
+      ledgerPath: path,
+      funding: { asset: '5000' },
+      settings: { openAllowances: 'revoke' },
+      hooks: { onStep: (step) => step.kind === 'approve' && step.step === 'broadcast' && halt() },
+    })
+    try {
+      const { openLedger } = await import('../../src/store/index.js')
+      const operator = openLedger({ path, owner: false })
+      halt = () => operator.risk.halt('operator: halt mid-trade')
+      const outcome = await test.engine.execute(buy(chain.chainId, 'revoked'))
+      halt = () => {}
+      operator.close()
+      expect(outcome.execution.state).toBe('rejected')
+      const revoked = await until(() =>
+        test.ledger.database
+          .prepare<[], { state: string; closed_reason: string }>(
+            "SELECT state, closed_reason FROM open_allowances WHERE state = 'revoked'",
+          )
+          .get(),
+      )
+      expect(revoked.closed_reason).toMatch(/^approval to zero 0x[0-9a-f]{64} mined in block \d+$/)
+      const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+      const allowance = await publicClient.readContract({
+        address: chain.defaultAsset.address,
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [test.account.address, chain.executorAddress],
+      })
+      expect(allowance).toBe(0n)
     } finally {
       await test.close()
     }
