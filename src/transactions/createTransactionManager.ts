@@ -300,14 +300,17 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     chainId,
     address,
     ready(signal) {
-      if (!signal) return readyPromise
-      return Promise.race([
-        readyPromise,
-        new Promise<never>((_, reject) => {
-          if (signal.aborted) reject(signal.reason)
-          signal.addEventListener('abort', () => reject(signal.reason), { once: true })
-        }),
-      ])
+      // Once ready, no listener: every execution asks, with the daemon's long-lived signal.
+      if (!signal || state === 'ready') return readyPromise
+      return new Promise<void>((resolve, reject) => {
+        if (signal.aborted) return reject(signal.reason)
+        const abort = () => reject(signal.reason)
+        signal.addEventListener('abort', abort, { once: true })
+        readyPromise.then(() => {
+          signal.removeEventListener('abort', abort)
+          resolve()
+        })
+      })
     },
     async send(request, options) {
       await manager.ready()
