@@ -6,6 +6,7 @@ import { awaitSettlement } from './awaitSettlement.js'
 import type { ChainRuntime } from './chainRuntime.js'
 import type { EngineContext } from './context.js'
 import { runExecution } from './runExecution.js'
+import { revokeLeftOpenAllowances } from './settlement.js'
 import { fillOf, readStoredQuote } from './storedQuote.js'
 
 /** What recovery found and did. */
@@ -50,6 +51,7 @@ export async function recoverExecutions(
       const unfinished = context.ledger.executions.listUnfinishedExecutions({ chainId: chain.chainId })
       await chain.transactions.ready(options.signal)
       await recordFillsSinceCheckpoint(context, chain, report)
+      await revokeLeftOpenAllowances(context, chain)
       await Promise.all(
         unfinished.map(async (found) => {
           const execution = context.ledger.executions.getExecution(found.id) ?? found

@@ -164,6 +164,23 @@ export function recordOpenAllowancesOf(
   }
 }
 
+/**
+ * Under `openAllowances: 'revoke'`, at recovery: the allowances still open whose approval to zero
+ * was never signed (the process died between recording one and revoking it) are revoked now. One
+ * whose revoke is already pending (the allowance after our pending transactions is zero) is left to it.
+ *
+ * @example
+ * await revokeLeftOpenAllowances(context, chain)
+ */
+export async function revokeLeftOpenAllowances(context: EngineContext, chain: ChainRuntime): Promise<void> {
+  if (context.settings.openAllowances !== 'revoke') return
+  for (const allowance of context.ledger.allowances.listOpenAllowances({ chainId: chain.chainId })) {
+    if (chain.transactions.allowanceAfterPending(allowance.token, allowance.spender, allowance.amount) === 0n)
+      continue
+    await revokeOpenAllowance(context, chain, allowance)
+  }
+}
+
 /** Sends an approval to zero for an open allowance (the transaction manager follows it to the chain). */
 async function revokeOpenAllowance(
   context: EngineContext,

@@ -1,6 +1,8 @@
 import { erc20Abi } from 'viem'
 import { getTransactionCount } from 'viem/actions'
 import { describe, expect, it } from 'vitest'
+import type { EngineSettings } from '../../src/engine/index.js'
+import { openLedger } from '../../src/store/index.js'
 import { createTestEngine, engineLedgers } from '../helpers/engine.js'
 import { chainWithRouter, clientsFor } from '../helpers/localChains.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
@@ -51,20 +53,8 @@ describe('kill switch', () => {
 
   it('stops between the approval and the execute when halted meanwhile (from another connection)', async () => {
     const chain = chainWithRouter()
-    const path = ledgers.path()
-    let halt = () => {}
-    const test = await createTestEngine(service(), {
-      ledgerPath: path,
-      funding: { asset: '5000' },
-      hooks: { onStep: (step) => step.kind === 'approve' && step.step === 'broadcast' && halt() },
-    })
+    const { test, outcome } = await haltedMidTrade('mid-trade')
     try {
-      const { openLedger } = await import('../../src/store/index.js')
-      const operator = openLedger({ path })
-      halt = () => operator.risk.halt('operator: halt mid-trade')
-      const outcome = await test.engine.execute(buy(chain.chainId, 'mid-trade'))
-      halt = () => {}
-      operator.close()
       expect(outcome.execution.state).toBe('rejected')
       expect(outcome.execution.reason).toMatch(/^kill switch: trading is halted \(operator: halt mid-trade\)/)
       expect(outcome.transactions.map((tx) => tx.kind)).toEqual(['approve'])
@@ -78,7 +68,6 @@ describe('kill switch', () => {
       expect(open?.reason).toMatch(/ended rejected after approving \d+ and before sending its execute/)
       // The nonce reserved for nothing is not a hole: the next transaction takes it, and the next
       // trade of the same token spends the open allowance (policy reuse) instead of approving again.
-      test.ledger.risk.resume()
       const next = await test.engine.execute(buy(chain.chainId, 'after'))
       expect(next.transactions.map((tx) => tx.nonce)).toEqual([1])
       expect(test.ledger.allowances.listOpenAllowances()).toEqual([])
@@ -99,44 +88,81 @@ describe('kill switch', () => {
   })
 
   it('with openAllowances revoke, an approval left by a stopped execution is approved back to zero', async () => {
-    const chain = chainWithRouter()
-    const path = ledgers.path()
-    let halt = () => {}
+    const { test, outcome } = await haltedMidTrade('revoked', { openAllowances: 'revoke' })
+    try {
+      expect(outcome.execution.state).toBe('rejected')
+      await expectRevoked(test)
+    } finally {
+      await test.close()
+    }
+  })
+
+  it('with openAllowances revoke, a restart revokes an allowance left open by an earlier run', async () => {
+    // The earlier run kept it (reuse), as a process killed between recording it and revoking it would.
+    const { test: earlier } = await haltedMidTrade('left-open')
+    await until(() => earlier.ledger.allowances.listOpenAllowances().at(0))
+    const path = earlier.ledger.path
+    const privateKey = earlier.privateKey
+    await earlier.close()
     const test = await createTestEngine(service(), {
       ledgerPath: path,
-      funding: { asset: '5000' },
+      privateKey,
       settings: { openAllowances: 'revoke' },
-      hooks: { onStep: (step) => step.kind === 'approve' && step.step === 'broadcast' && halt() },
     })
     try {
-      const { openLedger } = await import('../../src/store/index.js')
-      const operator = openLedger({ path, owner: false })
-      halt = () => operator.risk.halt('operator: halt mid-trade')
-      const outcome = await test.engine.execute(buy(chain.chainId, 'revoked'))
-      halt = () => {}
-      operator.close()
-      expect(outcome.execution.state).toBe('rejected')
-      const revoked = await until(() =>
-        test.ledger.database
-          .prepare<[], { state: string; closed_reason: string }>(
-            "SELECT state, closed_reason FROM open_allowances WHERE state = 'revoked'",
-          )
-          .get(),
-      )
-      expect(revoked.closed_reason).toMatch(/^approval to zero 0x[0-9a-f]{64} mined in block \d+$/)
-      const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
-      const allowance = await publicClient.readContract({
-        address: chain.defaultAsset.address,
-        abi: erc20Abi,
-        functionName: 'allowance',
-        args: [test.account.address, chain.executorAddress],
-      })
-      expect(allowance).toBe(0n)
+      await expectRevoked(test)
     } finally {
       await test.close()
     }
   })
 })
+
+/** An execution halted by an operator (another connection) right after its approval was broadcast. */
+async function haltedMidTrade(intentId: string, settings: Partial<EngineSettings> = {}) {
+  const chain = chainWithRouter()
+  const path = ledgers.path()
+  let halt = () => {}
+  const test = await createTestEngine(service(), {
+    ledgerPath: path,
+    funding: { asset: '5000' },
+    settings,
+    hooks: { onStep: (step) => step.kind === 'approve' && step.step === 'broadcast' && halt() },
+  })
+  const operator = openLedger({ path, owner: false })
+  halt = () => operator.risk.halt('operator: halt mid-trade')
+  try {
+    const outcome = await test.engine.execute(buy(chain.chainId, intentId))
+    test.ledger.risk.resume('test: halt over')
+    return { test, outcome }
+  } catch (error) {
+    await test.close()
+    throw error
+  } finally {
+    halt = () => {}
+    operator.close()
+  }
+}
+
+/** The open allowance is closed as revoked by a mined approval to zero, and the chain says 0. */
+async function expectRevoked(test: Awaited<ReturnType<typeof createTestEngine>>) {
+  const chain = chainWithRouter()
+  const revoked = await until(() =>
+    test.ledger.database
+      .prepare<[], { state: string; closed_reason: string }>(
+        "SELECT state, closed_reason FROM open_allowances WHERE state = 'revoked'",
+      )
+      .get(),
+  )
+  expect(revoked.closed_reason).toMatch(/^approval to zero 0x[0-9a-f]{64} mined in block \d+$/)
+  const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+  const allowance = await publicClient.readContract({
+    address: chain.defaultAsset.address,
+    abi: erc20Abi,
+    functionName: 'allowance',
+    args: [test.account.address, chain.executorAddress],
+  })
+  expect(allowance).toBe(0n)
+}
 
 describe('dry run', () => {
   it('quotes, guards, signs and stores the execute, never broadcasts, and gives the nonce back', async () => {
