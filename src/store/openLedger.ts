@@ -1,13 +1,13 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import Database from 'better-sqlite3'
-import { StockrouteError } from '../domain/errors.js'
 import { type AllowancesRepository, createAllowancesRepository } from './allowances.js'
 import { type CheckpointsRepository, createCheckpointsRepository } from './checkpoints.js'
 import type { RepositoryContext } from './context.js'
 import { createExecutionsRepository, type ExecutionsRepository } from './executions.js'
 import { createFillsRepository, type FillsRepository } from './fills.js'
 import { createIncomeRepository, type IncomeRepository } from './income.js'
+import { LedgerError } from './ledgerError.js'
 import {
   defaultOwnerCommand,
   describeLedgerOwner,
@@ -20,50 +20,9 @@ import { migrations as ledgerMigrations, type Migration } from './migrations.js'
 import { createNoncesRepository, type NoncesRepository } from './nonces.js'
 import { createPositionsRepository, type PositionsRepository } from './positions.js'
 import { createRiskRepository, type RiskRepository } from './risk.js'
+import { assertStockrouteFile, checkReadonlyVersion, migrate } from './schemaVersion.js'
 import { createStorageFaultMonitor, observeErrors, type StorageFault } from './storageFault.js'
 import { createTransactionsRepository, type TransactionsRepository } from './transactions.js'
-
-/** `PRAGMA application_id` of a stockroute ledger ("SRLG"): a SQLite file of another program is refused. */
-export const ledgerApplicationId = 0x53524c47
-
-/** Stable codes of {@link LedgerError}. */
-export type LedgerErrorCode =
-  | 'LEDGER_OPEN_FAILED'
-  | 'LEDGER_NOT_FOUND'
-  | 'LEDGER_NOT_STOCKROUTE'
-  | 'LEDGER_TOO_NEW'
-  | 'LEDGER_SCHEMA_MISMATCH'
-  | 'LEDGER_NEEDS_MIGRATION'
-  | 'LEDGER_MIGRATION_FAILED'
-  | 'LEDGER_IN_USE'
-
-/**
- * The ledger file cannot be used: it cannot be opened, is not a stockroute ledger, was written by
- * a newer stockroute (`LEDGER_TOO_NEW`), a migration failed (the file is left at the last
- * version that applied), or another live process writes it (`LEDGER_IN_USE`, whose details are
- * that owner's pid, host, command, since and control URL).
- *
- * @example
- * try {
- *   openLedger({ path })
- * } catch (error) {
- *   if (error instanceof LedgerError && error.code === 'LEDGER_TOO_NEW') console.error(error.shortMessage)
- * }
- */
-export class LedgerError extends StockrouteError {
-  override name = 'LedgerError'
-  override readonly code: LedgerErrorCode
-  constructor(parameters: {
-    code: LedgerErrorCode
-    shortMessage: string
-    details: Readonly<Record<string, unknown>>
-    metaMessages?: readonly string[]
-    cause?: unknown
-  }) {
-    super(parameters)
-    this.code = parameters.code
-  }
-}
 
 export type OpenLedgerParameters = {
   /** The SQLite file (`config.ledgerPath`; dry runs use a file of their own). Parent folders are created. */
@@ -346,105 +305,4 @@ function maxPageCountOf(option: number | undefined, path: string): number | unde
   return value
 }
 
-function assertStockrouteFile(db: Database.Database, path: string): void {
-  const applicationId = db.pragma('application_id', { simple: true })
-  if (applicationId === ledgerApplicationId) return
-  const tables = db
-    .prepare<[], { n: number }>("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'")
-    .get()
-  if (applicationId === 0 && tables?.n === 0) return
-  throw new LedgerError({
-    code: 'LEDGER_NOT_STOCKROUTE',
-    shortMessage: `${path} is a SQLite file of another program (application_id ${String(applicationId)}): point the ledger path at a new or stockroute file.`,
-    details: { path, applicationId },
-  })
-}
-
-type AppliedRow = { version: number; name: string }
-
-function appliedMigrations(db: Database.Database): AppliedRow[] {
-  const exists = db
-    .prepare<[], { n: number }>(
-      "SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'",
-    )
-    .get()
-  if (!exists?.n) return []
-  return db.prepare<[], AppliedRow>('SELECT version, name FROM schema_migrations ORDER BY version').all()
-}
-
-/** Checks the applied migrations against the known ones; returns the file's version. */
-function checkApplied(applied: AppliedRow[], path: string, migrations: readonly Migration[]): number {
-  const latest = migrations.at(-1)?.version ?? 0
-  const version = applied.at(-1)?.version ?? 0
-  if (version > latest)
-    throw new LedgerError({
-      code: 'LEDGER_TOO_NEW',
-      shortMessage: `The ledger ${path} has schema version ${version}, newer than the ${latest} this stockroute knows: upgrade stockroute (never downgrade over a newer ledger).`,
-      details: { path, version, latest },
-    })
-  applied.forEach((row, index) => {
-    const known = migrations[index]
-    if (!known || known.version !== row.version || known.name !== row.name)
-      throw new LedgerError({
-        code: 'LEDGER_SCHEMA_MISMATCH',
-        shortMessage: `The ledger ${path} has migration ${row.version} "${row.name}", which this stockroute does not have at that place${known ? ` (expected ${known.version} "${known.name}")` : ''}: it was written by another build; use a matching stockroute.`,
-        details: { path, version: row.version, name: row.name },
-      })
-  })
-  return version
-}
-
-function checkReadonlyVersion(db: Database.Database, path: string, migrations: readonly Migration[]): number {
-  const version = checkApplied(appliedMigrations(db), path, migrations)
-  const latest = migrations.at(-1)?.version ?? 0
-  if (version < latest)
-    throw new LedgerError({
-      code: 'LEDGER_NEEDS_MIGRATION',
-      shortMessage: `The ledger ${path} has schema version ${version}, older than ${latest}: open it once read-write (start the daemon) to migrate it, then read it.`,
-      details: { path, version, latest },
-    })
-  return version
-}
-
-function migrate(
-  db: Database.Database,
-  path: string,
-  migrations: readonly Migration[],
-  now: () => number,
-): number {
-  migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1)
-      throw new Error(`migrations must be numbered 1, 2, 3… (${migration.version})`)
-  })
-  let version = checkApplied(appliedMigrations(db), path, migrations)
-  for (const migration of migrations) {
-    if (migration.version <= version) continue
-    const apply = db.transaction(() => {
-      // Another process may have migrated while this one waited for the write lock.
-      const current = checkApplied(appliedMigrations(db), path, migrations)
-      if (current >= migration.version) return current
-      db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-        version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL) STRICT`)
-      db.pragma(`application_id = ${ledgerApplicationId}`)
-      db.exec(migration.sql)
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)').run(
-        migration.version,
-        migration.name,
-        now(),
-      )
-      return migration.version
-    })
-    try {
-      version = apply.immediate()
-    } catch (error) {
-      if (error instanceof LedgerError) throw error
-      throw new LedgerError({
-        code: 'LEDGER_MIGRATION_FAILED',
-        shortMessage: `Migration ${migration.version} "${migration.name}" of the ledger ${path} failed and was rolled back (the file stays at version ${version}): ${(error as Error).message}`,
-        details: { path, version: migration.version, name: migration.name },
-        cause: error,
-      })
-    }
-  }
-  return version
-}
+export { LedgerError, type LedgerErrorCode, ledgerApplicationId } from './ledgerError.js'
