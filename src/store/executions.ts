@@ -1,262 +1,32 @@
 import type { Hex } from 'viem'
-import { StockrouteError } from '../domain/errors.js'
-import { type ExchangeCode, isExchangeCode } from '../domain/markets.js'
-import { type AssetAmount, type Price, toAssetAmount, toPrice } from '../domain/units.js'
-import {
-  canonicalBytes32,
-  jsonWithBigints,
-  LedgerInputError,
-  safeInteger,
-  textToUint,
-  uintToText,
-} from './codec.js'
+import { isExchangeCode } from '../domain/markets.js'
+import { canonicalBytes32, jsonWithBigints, LedgerInputError, safeInteger, uintToText } from './codec.js'
 import type { RepositoryContext } from './context.js'
+import {
+  type EventRow,
+  type ExecutionEvent,
+  type ExecutionPatch,
+  type ExecutionRecord,
+  type ExecutionRow,
+  type NewExecution,
+  toEvent,
+  toRecord,
+} from './executionRecord.js'
+import {
+  type ExecutionState,
+  ExecutionStateError,
+  executionTransitions,
+  isAllowedTransition,
+} from './executionStates.js'
 
-// ---------------------------------------------------------------------------------------------
-// States and the transition table
-
-/** The states of one execution. The last four are terminal. */
-export const executionStates = [
-  'intent',
-  'quoting',
-  'quoted',
-  'approving',
-  'submitted',
-  'confirmed',
-  'failed',
-  'expired',
-  'rejected',
-] as const
-export type ExecutionState = (typeof executionStates)[number]
-
-/** Terminal states: only a reorg that removes the deciding transaction leaves them (back to submitted). */
-export const terminalExecutionStates = ['confirmed', 'failed', 'expired', 'rejected'] as const
-export type TerminalExecutionState = (typeof terminalExecutionStates)[number]
-
-/**
- * Every allowed move. The happy path is intent → quoting → quoted → (approving →) submitted →
- * confirmed. A quote with too little validity left is dropped for a new one (quoted → quoting, and
- * approving → quoting when approvals outlived it; quoting → quoting when a restart abandoned the
- * request in flight). `rejected` is a refusal before anything is
- * broadcast for the execute (risk limit, kill switch, guard), `expired` a quote that ran out
- * (including a submitted transaction cancelled by replacement or reverted for expiry), `failed`
- * anything else. Once submitted, only the chain decides: confirmed, failed or expired; and a reorg
- * that takes the deciding transaction out of the chain moves a confirmed, failed or expired
- * execution back to submitted, until its transaction lands again.
- */
-export const executionTransitions = {
-  intent: ['quoting', 'rejected', 'failed'],
-  quoting: ['quoting', 'quoted', 'rejected', 'failed', 'expired'],
-  quoted: ['approving', 'submitted', 'quoting', 'rejected', 'failed', 'expired'],
-  approving: ['submitted', 'quoting', 'rejected', 'failed', 'expired'],
-  submitted: ['confirmed', 'failed', 'expired'],
-  confirmed: ['submitted'],
-  failed: ['submitted'],
-  expired: ['submitted'],
-  rejected: [],
-} as const satisfies Record<ExecutionState, readonly ExecutionState[]>
-
-/**
- * Whether `from → to` is in {@link executionTransitions}.
- *
- * @example
- * isAllowedTransition('quoted', 'approving') // true
- * isAllowedTransition('submitted', 'quoting') // false: a sent transaction is never re-quoted
- */
-export function isAllowedTransition(from: ExecutionState, to: ExecutionState): boolean {
-  const allowed: readonly ExecutionState[] = executionTransitions[from] ?? []
-  return allowed.includes(to)
-}
-
-/**
- * Whether a state is terminal.
- *
- * @example
- * isTerminalExecutionState('expired') // true
- */
-export function isTerminalExecutionState(state: ExecutionState): state is TerminalExecutionState {
-  return (terminalExecutionStates as readonly ExecutionState[]).includes(state)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-/** Stable codes of {@link ExecutionStateError}. */
-export type ExecutionStateErrorCode =
-  | 'ILLEGAL_TRANSITION'
-  | 'EXECUTION_STATE_CONFLICT'
-  | 'EXECUTION_NOT_FOUND'
-  | 'DUPLICATE_INTENT'
-  | 'DUPLICATE_QUOTE'
-
-/**
- * An execution could not be created or moved: the move is not in the transition table
- * (`ILLEGAL_TRANSITION`), someone else moved it first (`EXECUTION_STATE_CONFLICT`, with
- * `details.actual`), it does not exist, or its intent or quote id already has an execution
- * (`DUPLICATE_INTENT`, `DUPLICATE_QUOTE`, with `details.existingExecutionId`).
- *
- * @example
- * try {
- *   ledger.executions.transition(id, 'quoted', 'approving', 'allowance too low')
- * } catch (error) {
- *   if (error instanceof ExecutionStateError && error.code === 'EXECUTION_STATE_CONFLICT') reload()
- * }
- */
-export class ExecutionStateError extends StockrouteError {
-  override name = 'ExecutionStateError'
-  override readonly code: ExecutionStateErrorCode
-  constructor(parameters: {
-    code: ExecutionStateErrorCode
-    shortMessage: string
-    details: Readonly<Record<string, unknown>>
-  }) {
-    super(parameters)
-    this.code = parameters.code
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Records
-
-/** What an execution was asked to do, as the intent requested it. */
-export type NewExecution = {
-  /** The intent's id; at most one execution per intent, ever. */
-  intentId: string
-  chainId: number
-  ticker: string
-  exchange: ExchangeCode
-  side: 'buy' | 'sell'
-  /** Natural units exactly as requested ("1000" asset, "0.5" shares): the quote request's `amount_in`. */
-  amountIn: string
-  /** What `amountIn` counts: the asset (`stablecoin`, buys only) or shares (`stocktoken`). */
-  amountType: 'stablecoin' | 'stocktoken'
-  /** The worst acceptable price in the market's currency, if the intent has one. */
-  limitPrice?: Price | undefined
-  /** Reason of the creating event (default `intent recorded`). */
-  reason?: string | undefined
-}
-
-/** The asset amount a quote commits, with its asset's decimals (for risk limits across chains). */
-export type ExecutionNotional = { amount: AssetAmount; decimals: number }
-
-/** One execution as stored. */
-export type ExecutionRecord = {
-  id: number
-  intentId: string
-  chainId: number
-  ticker: string
-  exchange: ExchangeCode
-  side: 'buy' | 'sell'
-  amountIn: string
-  amountType: 'stablecoin' | 'stocktoken'
-  limitPrice: Price | null
-  /** The current quote's id: unique among executions, and never reused after being dropped. */
-  quoteId: Hex | null
-  /** The current quote as JSON, bigints as decimal strings: parse it with the quote's schema. */
-  quote: unknown
-  notional: ExecutionNotional | null
-  state: ExecutionState
-  /** Moves since creation: every transition is a compare-and-set on (state, version). */
-  version: number
-  /** The reason of the last transition. */
-  reason: string
-  createdAtMs: number
-  updatedAtMs: number
-}
-
-/** Fields a transition may set in the same transaction. `null` clears a field. */
-export type ExecutionPatch = {
-  /** Attaches a quote id (claimed for this execution forever) or clears it. */
-  quoteId?: Hex | null | undefined
-  /** The quote's JSON (bigints are stored as decimal strings). */
-  quote?: unknown
-  notional?: ExecutionNotional | null | undefined
-}
-
-/** One line of an execution's event log. */
-export type ExecutionEvent = {
-  id: number
-  executionId: number
-  /** `null` for the creating event. */
-  from: ExecutionState | null
-  to: ExecutionState
-  reason: string
-  /** The execution's quote id after the transition. */
-  quoteId: Hex | null
-  atMs: number
-}
-
-type ExecutionRow = {
-  id: number
-  intent_id: string
-  chain_id: number
-  ticker: string
-  exchange: number
-  side: 'buy' | 'sell'
-  amount_in: string
-  amount_type: 'stablecoin' | 'stocktoken'
-  limit_price: string | null
-  quote_id: string | null
-  quote_json: string | null
-  notional: string | null
-  asset_decimals: number | null
-  state: ExecutionState
-  version: number
-  reason: string
-  created_at_ms: number
-  updated_at_ms: number
-}
-
-type EventRow = {
-  id: number
-  execution_id: number
-  from_state: ExecutionState | null
-  to_state: ExecutionState
-  reason: string
-  quote_id: string | null
-  at_ms: number
-}
-
-function toRecord(row: ExecutionRow): ExecutionRecord {
-  return {
-    id: row.id,
-    intentId: row.intent_id,
-    chainId: row.chain_id,
-    ticker: row.ticker,
-    exchange: row.exchange as ExchangeCode,
-    side: row.side,
-    amountIn: row.amount_in,
-    amountType: row.amount_type,
-    limitPrice:
-      row.limit_price === null ? null : toPrice(textToUint(row.limit_price, 'executions.limit_price')),
-    quoteId: row.quote_id as Hex | null,
-    quote: row.quote_json === null ? null : (JSON.parse(row.quote_json) as unknown),
-    notional:
-      row.notional === null || row.asset_decimals === null
-        ? null
-        : {
-            amount: toAssetAmount(textToUint(row.notional, 'executions.notional')),
-            decimals: row.asset_decimals,
-          },
-    state: row.state,
-    version: row.version,
-    reason: row.reason,
-    createdAtMs: row.created_at_ms,
-    updatedAtMs: row.updated_at_ms,
-  }
-}
-
-function toEvent(row: EventRow): ExecutionEvent {
-  return {
-    id: row.id,
-    executionId: row.execution_id,
-    from: row.from_state,
-    to: row.to_state,
-    reason: row.reason,
-    quoteId: row.quote_id as Hex | null,
-    atMs: row.at_ms,
-  }
-}
+export type {
+  ExecutionEvent,
+  ExecutionNotional,
+  ExecutionPatch,
+  ExecutionRecord,
+  NewExecution,
+} from './executionRecord.js'
+export * from './executionStates.js'
 
 // ---------------------------------------------------------------------------------------------
 // Repository
