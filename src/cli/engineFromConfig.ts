@@ -1,11 +1,7 @@
 import { privateKeyToAccount } from 'viem/accounts'
 import type { ServiceClient } from '../api/createServiceClient.js'
-import {
-  engineChainConfigsOf,
-  engineSettingsOf,
-  ledgerPathOf,
-  type StockrouteConfig,
-} from '../daemon/config.js'
+import { ledgerPathOf, type StockrouteConfig } from '../daemon/config.js'
+import { engineChainConfigsOf, engineSettingsOf } from '../daemon/engineConfig.js'
 import { createEngine, type Engine, type EngineHooks } from '../engine/index.js'
 import { type Ledger, openLedger } from '../store/index.js'
 

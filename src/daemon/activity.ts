@@ -4,6 +4,7 @@ import type { ChainRuntime } from '../engine/chainRuntime.js'
 import type { EngineHookFunctions } from '../engine/context.js'
 import type { ExecutionRecord, ExecutionState } from '../store/executions.js'
 import type { Ledger } from '../store/openLedger.js'
+import type { TransactionManagerEvent } from '../transactions/types.js'
 
 /** What the operator reads on stdout: one line per finished execution and a periodic summary. */
 export type ActivityPrinter = {
@@ -102,4 +103,23 @@ function roundedForDisplay(decimal: string): string {
 
 function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19)
+}
+
+/** One operator line for what a transaction manager did on its own. */
+export function transactionEventLine(
+  chainId: number,
+  event: Exclude<TransactionManagerEvent, { kind: 'recovery' }>,
+): string {
+  switch (event.kind) {
+    case 'gap-filled':
+      return `chain ${chainId}: nonce gap at ${event.nonce} filled with a self-transfer ${event.hash}`
+    case 'replaced':
+      return `chain ${chainId}: nonce ${event.nonce} ${event.hash} replaces ${event.replaces}: ${event.reason}`
+    case 'rebroadcast':
+      return `chain ${chainId}: nonce ${event.nonce} sent again: ${event.reason}`
+    case 'reorg':
+      return `chain ${chainId}: reorg above block ${event.forkNumber} (${event.removed} block(s) replaced)${event.beyondWindow ? ': deeper than the window, trading halted' : ''}`
+    case 'error':
+      return `chain ${chainId}: ${event.message}`
+  }
 }

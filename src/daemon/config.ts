@@ -1,13 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
-import { getAddress, isAddress, parseGwei, parseUnits } from 'viem'
+import { getAddress, isAddress } from 'viem'
 import { z } from 'zod'
-import { defaultFxRates, type FxRates } from '../domain/quotePrice.js'
-import { parsePrice } from '../domain/units.js'
-import type { EngineChainConfig } from '../engine/chainRuntime.js'
-import type { ApprovalPolicy, EngineSettings, RiskLimits } from '../engine/settings.js'
-import { type Notional, notionalDecimals } from '../store/risk.js'
+import type { EngineSettings } from '../engine/settings.js'
+import { notionalDecimals } from '../store/risk.js'
 import {
   type DaemonSettings,
   daemonSectionsShape,
@@ -345,80 +342,6 @@ export function ledgerPathOf(
 ): string {
   const dryRun = options.dryRun ?? config.execution?.dryRun ?? false
   return join(config.dataDir, dryRun ? dryRunLedgerFileName : ledgerFileName)
-}
-
-/**
- * The engine settings a configuration's `execution` section sets (fields it leaves out keep the
- * engine's defaults): risk limits as {@link Notional}, FX rates over the defaults.
- *
- * @example
- * const engine = await createEngine({ ledger, service, account, chains: engineChainConfigsOf(config), settings: engineSettingsOf(config) })
- */
-export function engineSettingsOf(config: {
-  execution?: ExecutionConfig | undefined
-}): Partial<EngineSettings> {
-  const execution = config.execution ?? executionConfigSchema.parse({})
-  const settings: Partial<EngineSettings> = {
-    approvalPolicy: approvalPolicyOf(execution),
-    simulate: execution.simulate,
-    dryRun: execution.dryRun,
-    openAllowances: execution.openAllowances,
-  }
-  if (execution.validityMarginMs !== undefined) settings.validityMarginMs = execution.validityMarginMs
-  if (execution.maxQuoteAttempts !== undefined) settings.maxQuoteAttempts = execution.maxQuoteAttempts
-  if (execution.maxPriceDeviationBps !== undefined)
-    settings.maxPriceDeviationBps = execution.maxPriceDeviationBps
-  if (execution.fxRates !== undefined) {
-    const rates: Record<keyof FxRates, FxRates[keyof FxRates]> = { ...defaultFxRates }
-    for (const market of ['usex', 'hkex', 'krex'] as const) {
-      const rate = execution.fxRates[market]
-      if (rate !== undefined) rates[market] = parsePrice(rate)
-    }
-    settings.fxRates = rates
-  }
-  if (execution.extraSpenders !== undefined) settings.extraSpenders = execution.extraSpenders
-  if (execution.risk !== undefined) {
-    const risk: RiskLimits = {}
-    const notional = (text: string) => parseUnits(text, notionalDecimals) as Notional
-    if (execution.risk.maxTradeNotional !== undefined)
-      risk.maxTradeNotional = notional(execution.risk.maxTradeNotional)
-    if (execution.risk.maxDailyNotional !== undefined)
-      risk.maxDailyNotional = notional(execution.risk.maxDailyNotional)
-    if (execution.risk.maxChainDailyNotional !== undefined)
-      risk.maxChainDailyNotional = notional(execution.risk.maxChainDailyNotional)
-    settings.risk = risk
-  }
-  return settings
-}
-
-function approvalPolicyOf(execution: ExecutionConfig): ApprovalPolicy {
-  if (execution.approvalPolicy === 'buffered')
-    return { kind: 'buffered', bufferBps: execution.approvalBufferBps ?? 0 }
-  return { kind: execution.approvalPolicy }
-}
-
-/**
- * The chains of a configuration as the engine takes them: RPC URL, pinned executor and operator,
- * and `expectedInclusionMs` as the inclusion time assumed before one is measured.
- *
- * @example
- * engineChainConfigsOf(config)[0] // { chainId: 31337, rpcUrl: 'http://…', executorAddress: '0x…', operatorAddress: '0x…' }
- */
-export function engineChainConfigsOf(config: Pick<ConfigFile, 'chains'>): EngineChainConfig[] {
-  return config.chains.map((chain) => ({
-    chainId: chain.chainId,
-    rpcUrl: chain.rpcUrl,
-    executorAddress: chain.executorAddress,
-    operatorAddress: chain.operatorAddress,
-    ...(chain.expectedInclusionMs === undefined ? {} : { defaultInclusionMs: chain.expectedInclusionMs }),
-    transactions: {
-      ...(chain.confirmations === undefined ? {} : { confirmations: chain.confirmations }),
-      ...(chain.maxFeePerGasGwei === undefined
-        ? {}
-        : { maxFeePerGas: parseGwei(String(chain.maxFeePerGasGwei)) }),
-      ...(chain.stuckAfterMs === undefined ? {} : { stuckAfterMs: chain.stuckAfterMs }),
-    },
-  }))
 }
 
 /** The JSON in a configuration file; {@link ConfigError} when it is missing or not JSON. */

@@ -1,4 +1,3 @@
-import cron from 'node-cron'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createServiceClient } from '../api/createServiceClient.js'
 import type { EngineHookFunctions } from '../engine/context.js'
@@ -6,17 +5,12 @@ import { createEngine, type Engine } from '../engine/createEngine.js'
 import type { Sandbox } from '../sandbox/startSandbox.js'
 import { type Ledger, openLedger } from '../store/openLedger.js'
 import { createStrategy } from '../strategy/index.js'
-import type { TransactionManagerEvent } from '../transactions/types.js'
-import { type ActivityPrinter, createActivityPrinter } from './activity.js'
-import {
-  type DaemonConfig,
-  engineChainConfigsOf,
-  engineSettingsOf,
-  ledgerPathOf,
-  type StockrouteConfig,
-} from './config.js'
+import { type ActivityPrinter, createActivityPrinter, transactionEventLine } from './activity.js'
+import { type DaemonConfig, ledgerPathOf, type StockrouteConfig } from './config.js'
 import { startEmbeddedSandbox } from './embeddedSandbox.js'
+import { engineChainConfigsOf, engineSettingsOf } from './engineConfig.js'
 import { controlRoutes, type DaemonStatus } from './healthRoutes.js'
+import { createJobRunner } from './jobs/createJobRunner.js'
 import {
   messageOf,
   reconcilePositions,
@@ -371,25 +365,6 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
   }
 }
 
-/** One operator line for what a transaction manager did on its own. */
-function transactionEventLine(
-  chainId: number,
-  event: Exclude<TransactionManagerEvent, { kind: 'recovery' }>,
-): string {
-  switch (event.kind) {
-    case 'gap-filled':
-      return `chain ${chainId}: nonce gap at ${event.nonce} filled with a self-transfer ${event.hash}`
-    case 'replaced':
-      return `chain ${chainId}: nonce ${event.nonce} ${event.hash} replaces ${event.replaces}: ${event.reason}`
-    case 'rebroadcast':
-      return `chain ${chainId}: nonce ${event.nonce} sent again: ${event.reason}`
-    case 'reorg':
-      return `chain ${chainId}: reorg above block ${event.forkNumber} (${event.removed} block(s) replaced)${event.beyondWindow ? ': deeper than the window, trading halted' : ''}`
-    case 'error':
-      return `chain ${chainId}: ${event.message}`
-  }
-}
-
 function logTick(
   logger: { info: (fields: Record<string, unknown>, message: string) => void },
   report: TickReport,
@@ -398,30 +373,4 @@ function logTick(
     { prices: report.prices, submitted: report.submitted, refused: report.refused.length },
     'market-data tick',
   )
-}
-
-/**
- * The daemon's cron jobs (node-cron, never two runs of one job at once): a failing run is logged
- * and the next one tried; `stop` unschedules them and waits for runs in progress, so nothing
- * touches the ledger after it is closed.
- */
-function createJobRunner(logger: { error: (fields: Record<string, unknown>, message: string) => void }) {
-  const tasks: ReturnType<typeof cron.schedule>[] = []
-  const running = new Set<Promise<void>>()
-  return {
-    schedule(name: string, expression: string, run: () => Promise<void>) {
-      const guarded = () => {
-        const current = run().catch((error: unknown) =>
-          logger.error({ job: name, error: messageOf(error) }, 'job failed'),
-        )
-        running.add(current)
-        return current.finally(() => running.delete(current))
-      }
-      tasks.push(cron.schedule(expression, guarded, { name, noOverlap: true }))
-    },
-    async stop() {
-      for (const task of tasks) await task.stop()
-      await Promise.allSettled([...running])
-    },
-  }
 }

@@ -3,14 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseUnits } from 'viem'
 import { describe, expect, it } from 'vitest'
-import {
-  ConfigError,
-  engineChainConfigsOf,
-  engineSettingsOf,
-  ledgerPathOf,
-  loadConfig,
-  readConfigFile,
-} from '../../src/daemon/config.js'
+import { ConfigError, ledgerPathOf, loadConfig, readConfigFile } from '../../src/daemon/config.js'
+import { engineChainConfigsOf, engineSettingsOf } from '../../src/daemon/engineConfig.js'
 import { defaultFxRates } from '../../src/domain/quotePrice.js'
 import { parsePrice } from '../../src/domain/units.js'
 
