@@ -116,7 +116,8 @@ export async function freshWallet(
 ): Promise<FundedWallet> {
   const privateKey = generatePrivateKey()
   const taker = privateKeyToAccount(privateKey)
-  const asset = String(Number(amountIn) * (buys + 2))
+  // Whole units of the asset, as a decimal string: bigints, never a JS number, for money.
+  const asset = (BigInt(amountIn) * BigInt(buys + 2)).toString()
   for (const chain of chains) await fundWallet(chain, taker.address, { asset })
   return {
     privateKey,
