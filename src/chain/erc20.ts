@@ -166,11 +166,19 @@ export type NeedsZeroAllowanceFirstReturnType = {
  */
 export async function needsZeroAllowanceFirst(
   client: Client,
-  parameters: { token: Address; owner: Address; spender: Address; amount: bigint },
+  parameters: {
+    token: Address
+    owner: Address
+    spender: Address
+    amount: bigint
+    /** The allowance on chain when the caller has just read it; read here otherwise. */
+    currentAllowance?: bigint | undefined
+  },
   options: ChainCallOptions = {},
 ): Promise<NeedsZeroAllowanceFirstReturnType> {
   const { token, owner, spender, amount } = parameters
-  const currentAllowance = await readAllowance(client, { token, owner, spender }, options)
+  const currentAllowance =
+    parameters.currentAllowance ?? (await readAllowance(client, { token, owner, spender }, options))
   if (currentAllowance === 0n) return { needed: false, reason: 'allowance-is-zero', currentAllowance }
   if (amount === 0n) return { needed: false, reason: 'new-amount-is-zero', currentAllowance }
   if (amount === currentAllowance) return { needed: false, reason: 'allowance-unchanged', currentAllowance }

@@ -1,6 +1,7 @@
 // The chain layer: viem clients per chain, the executor ABI, EIP-712 quote verification, ERC-20
-// helpers, execute simulation, settlement events and the inclusion-time estimate.
+// helpers, allowance storage layouts, execute simulation, settlement events and the inclusion-time estimate.
 export * from './abis.js'
+export * from './allowanceSlot.js'
 export * from './clients.js'
 export * from './decodeRevert.js'
 export * from './erc20.js'

@@ -1,10 +1,23 @@
-import type { Address, Client, Hex } from 'viem'
-import { estimateContractGas, simulateContract } from 'viem/actions'
+import { type Address, type Client, type Hex, toHex } from 'viem'
+import { estimateContractGas } from 'viem/actions'
 import type { SignedQuoteStruct } from '../domain/routerQuote.js'
 import { executeRevertsAbi } from './abis.js'
 import { type DecodedRevert, decodeRevert } from './decodeRevert.js'
-import { ChainRpcError } from './errors.js'
+import { ChainInputError, ChainRpcError } from './errors.js'
 import { abortable, type ChainCallOptions } from './rpcCall.js'
+
+/**
+ * The allowance the taker will have once its approval (not yet sent) is mined, given to the
+ * simulation by a state override of the token's allowance slot (see `allowanceSlotOf`).
+ */
+export type SimulatedAllowance = {
+  /** The token the executor pulls from the taker: the asset for a buy, the stock token for a sell. */
+  token: Address
+  /** The storage slot of the taker's allowance to the executor in `token`. */
+  slot: Hex
+  /** The allowance to simulate with, in `token`'s base units (uint256). */
+  amount: bigint
+}
 
 export type SimulateExecuteParameters = {
   /** The executor the quote is for (the pinned router or settlement contract). */
@@ -18,6 +31,11 @@ export type SimulateExecuteParameters = {
    * as approvals broadcast just before (default `latest`).
    */
   blockTag?: 'latest' | 'pending' | undefined
+  /**
+   * Simulate as if the taker's allowance to the executor in `token` were `amount` (a state override
+   * of `slot`), so that `execute` can be simulated before the approval it needs is sent.
+   */
+  allowance?: SimulatedAllowance | undefined
 }
 
 export type SimulateExecuteReturnType =
@@ -29,14 +47,20 @@ export type SimulateExecuteReturnType =
   | ({ ok: false } & DecodedRevert)
 
 /**
- * Simulates `execute(quote, signature)` from the taker against the latest (or pending) block (`eth_call`, then
- * `eth_estimateGas`; nothing is sent). A revert comes back decoded by name, with its arguments:
- * the executor's own errors (`QuoteExpired`, `QuoteAlreadyUsed`, `InvalidSigner`, `InvalidAmount`,
- * `FeeExceedsAmount`) and the tokens' (`ERC20InsufficientAllowance`, `ERC20InsufficientBalance`,
- * `TokenPaused`, …). Throws {@link ChainRpcError} only when the chain cannot be asked.
+ * Simulates `execute(quote, signature)` from the taker against the latest (or pending) block with
+ * one `eth_estimateGas` (nothing is sent), optionally with the allowance an approval not yet sent
+ * will give. A revert comes back decoded by name, with its arguments: the executor's own errors
+ * (`QuoteExpired`, `QuoteAlreadyUsed`, `InvalidSigner`, `InvalidAmount`, `FeeExceedsAmount`) and the
+ * tokens' (`ERC20InsufficientAllowance`, `ERC20InsufficientBalance`, `TokenPaused`, …). Throws
+ * {@link ChainRpcError} only when the chain cannot be asked, {@link ChainInputError} for an
+ * allowance amount outside uint256.
  *
  * @example
- * const result = await simulateExecute(publicClient, { executor, quote: struct, signature, taker })
+ * const slot = allowanceSlotOf(layout, taker, executor)
+ * const result = await simulateExecute(publicClient, {
+ *   executor, quote: struct, signature, taker,
+ *   allowance: { token: struct.assetToken, slot, amount: struct.amountIn },
+ * })
  * if (!result.ok) console.log(result.errorName, result.message) // 'QuoteExpired', 'reverted with QuoteExpired(0x…, 1700000000, 1700000012)'
  */
 export async function simulateExecute(
@@ -44,30 +68,47 @@ export async function simulateExecute(
   parameters: SimulateExecuteParameters,
   options: ChainCallOptions = {},
 ): Promise<SimulateExecuteReturnType> {
-  const { executor, quote, signature, taker, blockTag = 'latest' } = parameters
+  const { executor, quote, signature, taker, blockTag = 'latest', allowance } = parameters
   const { signal } = options
-  const request = {
-    blockTag,
-    account: taker,
-    address: executor,
-    abi: executeRevertsAbi,
-    functionName: 'execute',
-    args: [quote, signature],
-  } as const
-  let step = 'simulation'
+  if (allowance && (allowance.amount < 0n || allowance.amount >= 2n ** 256n))
+    throw new ChainInputError(
+      'allowance.amount',
+      allowance.amount,
+      'is outside uint256: give base units from 0 to 2^256 - 1',
+    )
+  const stateOverride = allowance
+    ? [
+        {
+          address: allowance.token,
+          stateDiff: [{ slot: allowance.slot, value: toHex(allowance.amount, { size: 32 }) }],
+        },
+      ]
+    : undefined
   signal?.throwIfAborted()
   try {
-    await abortable(simulateContract(client, request), signal)
-    step = 'gas estimate'
-    const gas = await abortable(estimateContractGas(client, request), signal)
+    const gas = await abortable(
+      estimateContractGas(client, {
+        blockTag,
+        account: taker,
+        address: executor,
+        abi: executeRevertsAbi,
+        functionName: 'execute',
+        args: [quote, signature],
+        // Nothing to fill in (no nonce, no fees): the estimate is the one request.
+        prepare: false,
+        ...(stateOverride ? { stateOverride } : {}),
+      }),
+      signal,
+    )
     return { ok: true, gas }
   } catch (error) {
     if (signal?.aborted && error === signal.reason) throw error
     const revert = decodeRevert(error)
     if (revert) return { ok: false, ...revert }
+    const overridden = allowance ? ` with allowance ${allowance.amount} of token ${allowance.token}` : ''
     throw new ChainRpcError({
       chainId: client.chain?.id,
-      action: `${step} of execute(quote ${quote.quoteId}) on executor ${executor} from ${taker}`,
+      action: `simulation of execute(quote ${quote.quoteId}) on executor ${executor} from ${taker}${overridden}`,
       cause: error,
     })
   }

@@ -2,7 +2,7 @@ import { getMarketQuotes } from '../api/actions/getMarketQuotes.js'
 import type { ServiceClient } from '../api/createServiceClient.js'
 import type { MarketCode } from '../domain/markets.js'
 import type { MarketPriceSource } from '../engine/context.js'
-import { serviceMarketPrice } from '../engine/createEngine.js'
+import { serviceMarketPrice } from '../engine/marketPrice.js'
 import { type MarketPrice, type MarketSymbol, priceKey } from '../strategy/index.js'
 
 export type MarketDataCacheParameters = {

@@ -11,6 +11,7 @@ import {
 } from 'viem'
 import { getChains } from '../api/actions/getChains.js'
 import type { CallOptions, ServiceClient } from '../api/createServiceClient.js'
+import { type AllowanceLayouts, createAllowanceLayouts } from '../chain/allowanceSlot.js'
 import { createChainClients } from '../chain/clients.js'
 import { readDecimals } from '../chain/erc20.js'
 import { createInclusionTimes, type InclusionTimes, minimumValidityMs } from '../chain/inclusionTime.js'
@@ -38,7 +39,7 @@ export type EngineChainConfig = {
   transactions?: Partial<TransactionManagerSettings> | undefined
 }
 
-/** A chain ready to trade on: its clients, its pins as verified, its asset, its send queue. */
+/** A chain ready to trade on: its clients, its pins as verified, its asset, its pipeline. */
 export type ChainRuntime = GuardChain & {
   rpcUrl: string
   asset: { address: Address; decimals: number; symbol: string }
@@ -51,10 +52,12 @@ export type ChainRuntime = GuardChain & {
   /** When each execute was broadcast (Unix ms), until its inclusion is observed. */
   broadcastTimes: Map<Hex, number>
   /**
-   * One wallet per chain, so quote → guard → approvals → execute broadcast runs one execution at a
-   * time: the quote is fetched only when the executor can send at once, and nonces go out in order.
+   * Executions in stage one or two at once (quote, guard, simulation, then the wallet's critical
+   * section): `pipelineDepth` of them; the wait for a receipt is outside.
    */
-  sendQueue: PQueue
+  pipeline: PQueue
+  /** Each token's allowance storage layout, found once: simulations override the allowance with it. */
+  allowanceLayouts: AllowanceLayouts
   /** The only signer of this chain's wallet. */
   transactions: TransactionManager
   transactionSettings: TransactionManagerSettings
@@ -78,6 +81,8 @@ export async function createChainRuntimes(
     chains: readonly EngineChainConfig[]
     /** Builds the chain's transaction manager once its clients and pins are checked. */
     createManager: (runtime: Omit<ChainRuntime, 'transactions'>) => TransactionManager
+    /** Executions in stages one and two at once per chain (default 4). */
+    pipelineDepth?: number | undefined
     /** Told each time a chain's RPC did not answer during setup and is tried again. */
     onRetry?: ((chainId: number, message: string) => void) | undefined
   },
@@ -151,7 +156,8 @@ export async function createChainRuntimes(
         maxAgeMs: 10 * 60_000,
       }),
       broadcastTimes: new Map(),
-      sendQueue: new PQueue({ concurrency: 1 }),
+      pipeline: new PQueue({ concurrency: parameters.pipelineDepth ?? 4 }),
+      allowanceLayouts: createAllowanceLayouts(clients.publicClient),
       transactionSettings: { ...defaultTransactionManagerSettings, ...config.transactions },
     }
     const created = runtime as ChainRuntime

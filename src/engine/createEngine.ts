@@ -1,5 +1,4 @@
 import type { LocalAccount } from 'viem'
-import { getMarketQuote } from '../api/actions/getMarketQuote.js'
 import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/getRouterQuote.js'
 import type { ServiceClient } from '../api/createServiceClient.js'
 import { estimateInclusionTime } from '../chain/inclusionTime.js'
@@ -21,6 +20,7 @@ import type { EngineContext, EngineHooks, EngineLogger, MarketPriceSource } from
 import { EngineError } from './errors.js'
 import { type GuardVerdict, guardQuote } from './guardQuote.js'
 import { checkIntent, type SwapIntent } from './intent.js'
+import { cachedMarketPrice, serviceMarketPrice } from './marketPrice.js'
 import { type ApprovalPlan, planApprovals } from './planApprovals.js'
 import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js'
 import { type RecoveryReport, recordFillsSinceCheckpoint, recoverExecutions } from './recoverExecutions.js'
@@ -38,7 +38,7 @@ export type CreateEngineParameters = {
   account: LocalAccount
   chains: readonly EngineChainConfig[]
   settings?: Partial<EngineSettings> | undefined
-  /** Default: the service's market quote (`close`) of the instrument's stock. */
+  /** Default: the service's market quote (`close`) of the instrument's stock, cached `marketPriceMaxAgeMs`. */
   marketPrice?: MarketPriceSource | undefined
   /** Unix milliseconds; default `Date.now`. */
   now?: (() => number) | undefined
@@ -127,7 +127,11 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     service,
     settings,
     resolveInstrument: createInstrumentResolver(service),
-    marketPrice: parameters.marketPrice ?? serviceMarketPrice(service),
+    // A caller's source owns its freshness (the daemon's price cache); the engine's own fetch is
+    // cached for marketPriceMaxAgeMs, so the deviation guard does not cost a request per execution.
+    marketPrice:
+      parameters.marketPrice ??
+      cachedMarketPrice(serviceMarketPrice(service), { maxAgeMs: settings.marketPriceMaxAgeMs }),
     now: parameters.now ?? Date.now,
     hooks: parameters.hooks ?? {},
     logger: parameters.logger,
@@ -138,6 +142,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       service,
       account,
       chains: parameters.chains,
+      pipelineDepth: settings.pipelineDepth,
       onRetry: (chainId, message) => {
         context.logger?.warn({ chainId }, message)
         parameters.onTransactionEvent?.(chainId, {
@@ -329,34 +334,11 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     async close() {
       closed = true
       await Promise.allSettled([...inFlight.values(), ...recovering])
-      await Promise.all([...chains.values()].map((chain) => chain.sendQueue.onIdle()))
+      await Promise.all([...chains.values()].map((chain) => chain.pipeline.onIdle()))
       await Promise.all([...chains.values()].map((chain) => chain.transactions.stop()))
     },
   }
   return engine
-}
-
-/**
- * Market prices from the service's market quote: the `close` (last) price of the instrument's stock,
- * asked each time.
- *
- * @example
- * const price = await serviceMarketPrice(service)(instrument, {})
- */
-export function serviceMarketPrice(service: ServiceClient): MarketPriceSource {
-  return async (instrument, { signal }) => {
-    const quote = await getMarketQuote(
-      service,
-      { symbol: instrument.marketSymbol, market: instrument.market },
-      signal ? { signal } : {},
-    )
-    if (quote.prices.close === null)
-      throw new EngineError({
-        code: 'INVALID_INTENT',
-        shortMessage: `The market price of ${instrument.marketSymbol} (${quote.close}) cannot be used: it has more than 8 decimals.`,
-      })
-    return quote.prices.close
-  }
 }
 
 /** The transaction managers' events, in the engine's log: recovery steps, gap fills, replacements, reorgs. */

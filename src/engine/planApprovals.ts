@@ -1,5 +1,11 @@
 import { type Address, type Client, maxUint256 } from 'viem'
-import { type ApproveRequest, buildApproveRequest, needsZeroAllowanceFirst } from '../chain/erc20.js'
+import {
+  type ApproveRequest,
+  buildApproveRequest,
+  needsZeroAllowanceFirst,
+  readAllowance,
+} from '../chain/erc20.js'
+import type { ChainCallOptions } from '../chain/rpcCall.js'
 import { divideRounded } from '../domain/units.js'
 import type { ApprovalPolicy } from './settings.js'
 
@@ -20,6 +26,19 @@ export type PlanApprovalsParameters = {
   afterPending?: ((onChain: bigint) => bigint) | undefined
 }
 
+/** What the chain says about an allowance, read before the wallet's critical section. */
+export type AllowanceReading = {
+  token: Address
+  spender: Address
+  needed: bigint
+  /** The allowance the policy asks for when an approval is sent. */
+  target: bigint
+  /** The allowance on chain when read. */
+  onChain: bigint
+  /** The token refuses to change a non-zero allowance (USDT-like): `approve(spender, 0)` goes first. */
+  zeroFirst: boolean
+}
+
 export type ApprovalPlan = {
   /** The allowance the execute will find: the one on chain after our pending transactions. */
   currentAllowance: bigint
@@ -32,10 +51,51 @@ export type ApprovalPlan = {
 }
 
 /**
- * The approvals to send before an execute: none when the allowance already covers what the quote
- * needs; else `approve(spender, target)` with `target` set by the policy (exact by default), preceded
- * by `approve(spender, 0)` when the token refuses to change a non-zero allowance (USDT-like,
- * detected by simulation).
+ * Reads what planning the approvals needs from the chain: the allowance (unless `onChain` was read
+ * already, e.g. beside the quote) and, when it is non-zero and differs from the policy's target,
+ * whether the token refuses the change (an `approve` simulated from the owner).
+ *
+ * @example
+ * const reading = await readAllowanceState(publicClient, { token: usdc, owner, spender: router, needed: 1_000_000n, policy: { kind: 'exact' } })
+ */
+export async function readAllowanceState(
+  client: Client,
+  parameters: Omit<PlanApprovalsParameters, 'afterPending'> & { onChain?: bigint | undefined },
+  options: ChainCallOptions = {},
+): Promise<AllowanceReading> {
+  const { token, owner, spender, needed, policy } = parameters
+  const target = approvalTarget(needed, policy)
+  const onChain = parameters.onChain ?? (await readAllowance(client, { token, owner, spender }, options))
+  const zeroFirst = await needsZeroAllowanceFirst(
+    client,
+    { token, owner, spender, amount: target, currentAllowance: onChain },
+    options,
+  )
+  return { token, spender, needed, target, onChain, zeroFirst: zeroFirst.needed }
+}
+
+/**
+ * The approvals an execute needs, from a reading and the allowance after the wallet's pending
+ * transactions: none when that covers what the quote needs; else `approve(spender, target)`,
+ * preceded by `approve(spender, 0)` for tokens that refuse a non-zero change. Pure: the engine
+ * calls it inside the wallet's critical section, where no other send changes the pending ones.
+ *
+ * @example
+ * const plan = planFromReading(reading, manager.allowanceAfterPending(reading.token, reading.spender, reading.onChain))
+ */
+export function planFromReading(reading: AllowanceReading, afterPending: bigint): ApprovalPlan {
+  const { token, spender, needed, target, onChain } = reading
+  if (afterPending >= needed)
+    return { currentAllowance: afterPending, onChainAllowance: onChain, target: afterPending, approvals: [] }
+  const approvals = [buildApproveRequest({ token, spender, amount: target })]
+  if (reading.zeroFirst && afterPending !== 0n)
+    approvals.unshift(buildApproveRequest({ token, spender, amount: 0n }))
+  return { currentAllowance: afterPending, onChainAllowance: onChain, target, approvals }
+}
+
+/**
+ * The approvals to send before an execute, read and planned at once (a preview's view; the engine
+ * reads before its critical section and plans inside it).
  *
  * @example
  * const plan = await planApprovals(publicClient, { token: usdc, owner, spender: router, needed: 1_000_000n, policy: { kind: 'exact' } })
@@ -44,20 +104,10 @@ export type ApprovalPlan = {
 export async function planApprovals(
   client: Client,
   parameters: PlanApprovalsParameters,
-  options: { signal?: AbortSignal | undefined } = {},
+  options: ChainCallOptions = {},
 ): Promise<ApprovalPlan> {
-  const { token, owner, spender, needed, policy } = parameters
-  const target = approvalTarget(needed, policy)
-  const zeroFirst = await needsZeroAllowanceFirst(client, { token, owner, spender, amount: target }, options)
-  const currentAllowance = parameters.afterPending
-    ? parameters.afterPending(zeroFirst.currentAllowance)
-    : zeroFirst.currentAllowance
-  const onChainAllowance = zeroFirst.currentAllowance
-  if (currentAllowance >= needed)
-    return { currentAllowance, onChainAllowance, target: currentAllowance, approvals: [] }
-  const approvals = [buildApproveRequest({ token, spender, amount: target })]
-  if (zeroFirst.needed) approvals.unshift(buildApproveRequest({ token, spender, amount: 0n }))
-  return { currentAllowance, onChainAllowance, target, approvals }
+  const reading = await readAllowanceState(client, parameters, options)
+  return planFromReading(reading, parameters.afterPending?.(reading.onChain) ?? reading.onChain)
 }
 
 /**

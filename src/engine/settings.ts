@@ -40,6 +40,20 @@ export type EngineSettings = {
   /** Spenders an approval may name besides the chain's pinned executor. */
   extraSpenders: readonly Address[]
   risk: RiskLimits
+  /**
+   * Executions per chain in their quote-to-signature stages at once. More keeps the wallet busier;
+   * too many lets quotes age while they wait for the wallet's critical section.
+   */
+  pipelineDepth: number
+  /** A market price older than this is fetched again for the deviation guard, ms (the daemon's cache, else the engine's). */
+  marketPriceMaxAgeMs: number
+  /**
+   * Simulate the execute with the allowance its approval will set, as a state override of the
+   * token's allowance slot, so approval and execute are signed together and sent back to back.
+   * Off (for an RPC that refuses state overrides), or for a token whose slot is not found: the
+   * approval is sent first and the execute simulated once it is pending.
+   */
+  allowanceOverride: boolean
   /** Sign and simulate but never broadcast (use a ledger file of its own). */
   dryRun: boolean
   /** Receipt polling interval, ms. */
@@ -53,7 +67,7 @@ export type EngineSettings = {
   /** Extra time after a quote's expiry before its still-pending execute is cancelled, ms. */
   cancelGraceMs: number
   /**
-   * An approval mined for an execution that ended before sending its execute leaves an allowance
+   * An approval mined for an execution that ended with no execute spending it leaves an allowance
    * open (recorded in the ledger either way): `reuse` leaves it for the next execution of the same
    * token and spender; `revoke` sends an approval to zero at once.
    */
@@ -70,6 +84,9 @@ export const defaultEngineSettings: EngineSettings = {
   fxRates: defaultFxRates,
   extraSpenders: [],
   risk: {},
+  pipelineDepth: 4,
+  allowanceOverride: true,
+  marketPriceMaxAgeMs: 5_000,
   dryRun: false,
   receiptPollMs: 250,
   approveGasLimit: 100_000n,

@@ -101,7 +101,16 @@ export function createSettlementHandler(
         )
       if (execution.state !== 'submitted') return
       const [to, reason] = verdictOf(tx, receipt, block, fills.length > 0, quote.expiresAt)
-      move(execution, to, reason)
+      const ended = move(execution, to, reason)
+      // A reverted or cancelled execute spent nothing: its mined approvals leave allowances open.
+      if (to !== 'confirmed')
+        for (const approval of ledger.transactions.listTransactionsForExecution(execution.id))
+          if (
+            approval.kind === 'approve' &&
+            approval.status === 'mined' &&
+            approval.receiptStatus === 'success'
+          )
+            keepOrRevoke(recordOpenAllowance(context, chain, ended, approval))
       const sentAt = tx.kind === 'execute' ? chain.broadcastTimes.get(tx.hash) : undefined
       if (sentAt !== undefined) {
         chain.inclusion = observeInclusion(chain.inclusion, {
@@ -245,7 +254,8 @@ function verdictOf(
 }
 
 /**
- * An approval of `execution` is on chain but its execute was never sent: the allowance stays open.
+ * An approval of `execution` is on chain but no execute of it spent the allowance (never sent,
+ * refused, reverted or cancelled): the allowance stays open.
  * Recorded, so the next execution of the same token and spender uses it (its allowance read
  * covers it) or the configured policy revokes it.
  */
@@ -256,10 +266,17 @@ function recordOpenAllowance(
   approval: TransactionRecord,
 ): OpenAllowanceRecord | undefined {
   const { ledger } = context
-  const sentExecute = ledger.transactions
+  // Open unless an execute of the execution may still spend it (pending) or did (mined, success).
+  const spends = ledger.transactions
     .listTransactionsForExecution(execution.id)
-    .some((tx) => tx.kind === 'execute' && tx.status !== 'failed' && tx.status !== 'dropped')
-  if (sentExecute) return undefined
+    .some(
+      (tx) =>
+        tx.kind === 'execute' &&
+        (tx.status === 'signed' ||
+          tx.status === 'broadcast' ||
+          (tx.status === 'mined' && tx.receiptStatus === 'success')),
+    )
+  if (spends) return undefined
   const call = approveCallOf(approval)
   if (!call || call.amount === 0n) return undefined
   const { allowance, created } = ledger.allowances.recordOpenAllowance({
@@ -270,7 +287,7 @@ function recordOpenAllowance(
     amount: call.amount,
     approveTxHash: approval.hash,
     executionId: execution.id,
-    reason: `execution ${execution.id} ended ${execution.state} after approving ${call.amount} and before sending its execute`,
+    reason: `execution ${execution.id} ended ${execution.state} after approving ${call.amount}, and no execute of it spent the allowance`,
   })
   return created ? allowance : undefined
 }

@@ -71,7 +71,7 @@ function toRecord(row: AllowanceRow): OpenAllowanceRecord {
 }
 
 /**
- * Allowances approved on chain for an execution that ended before sending its execute: so that the
+ * Allowances approved on chain for an execution that ended with no execute spending them: so that the
  * CLI and the operator see exactly what was sent, and the next execution of the same token and
  * spender uses it (or the engine revokes it, by the `openAllowances` setting).
  */

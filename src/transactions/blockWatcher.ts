@@ -1,5 +1,5 @@
 import type { Block, Hash, PublicClient } from 'viem'
-import { getBlock, getBlockNumber } from 'viem/actions'
+import { getBlock } from 'viem/actions'
 
 /** The head poll interval while {@link BlockWatcher.hurry} is in effect, ms. */
 export const hurriedPollMs = 20
@@ -10,6 +10,8 @@ export type WatchedBlock = {
   hash: Hash
   parentHash: Hash
   timestamp: bigint
+  /** Null on chains without EIP-1559. */
+  baseFeePerGas: bigint | null
   /** The hashes of the block's transactions. */
   transactions: readonly Hash[]
 }
@@ -67,7 +69,7 @@ export type BlockWatcher = {
 }
 
 /**
- * Follows one chain head by polling `eth_blockNumber`, reads each new block once (its transaction
+ * Follows one chain head by polling its latest block, reads each new block once (its transaction
  * hashes only) and reports it, in order, with no number skipped; checks every block's parent hash
  * against the block before it, so a reorg is seen the moment its first block is, and reported with
  * the fork point before the new branch's blocks. One watcher per chain serves every wallet's
@@ -94,17 +96,19 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
   const at = (number: bigint) => known.find((block) => block.number === number)
 
   const advance = async () => {
-    const headNumber = await getBlockNumber(client, { cacheTime: 0 })
+    // The head block itself rather than its number: when it is the one block new since the last
+    // poll (the usual case), it is not read twice.
+    const head = watchedOf(await getBlock(client, { blockTag: 'latest', includeTransactions: false }))
+    const headNumber = head.number
     next ??= headNumber
     const last = known.at(-1)
     if (last && headNumber <= last.number) {
       // No new block, but the head may have been replaced (a reorg of equal length) or removed (a rollback).
-      const head = await fetchBlock(headNumber)
       if (at(headNumber)?.hash !== head.hash) await reorgBelow(headNumber)
       else if (headNumber < last.number) await reportFork(headNumber, false)
     }
     while (!stopped && next <= headNumber) {
-      const block = await fetchBlock(next)
+      const block: WatchedBlock = next === headNumber ? head : await fetchBlock(next)
       const parent = at(block.number - 1n)
       if (parent && parent.hash !== block.parentHash) {
         await reorgBelow(block.number - 1n)
@@ -193,6 +197,7 @@ function watchedOf(block: Block<bigint, false>): WatchedBlock {
     hash: block.hash,
     parentHash: block.parentHash,
     timestamp: block.timestamp,
+    baseFeePerGas: block.baseFeePerGas,
     transactions: block.transactions,
   }
 }

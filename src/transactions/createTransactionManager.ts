@@ -1,23 +1,18 @@
 import PQueue from 'p-queue'
-import {
-  type Hex,
-  keccak256,
-  type LocalAccount,
-  type PublicClient,
-  parseTransaction,
-  type WalletClient,
-} from 'viem'
+import { type Hex, keccak256, type LocalAccount, type PublicClient, type WalletClient } from 'viem'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import { type BlockWatcher, startBlockWatcher } from './blockWatcher.js'
 import { broadcastRaw } from './broadcastRaw.js'
 import { TransactionManagerError } from './errors.js'
 import { failpoint } from './failpoints.js'
-import { createFeeSource, type Fees, feesOf, replacementFees } from './fees.js'
+import { createFeeSource } from './fees.js'
 import { checkPending, followReorg, includeFromBlock } from './followTransactions.js'
 import type { ManagerCore } from './managerCore.js'
 import { allowanceAfterPending } from './pendingAllowances.js'
 import { recoverWallet } from './recoverWallet.js'
+import { fillGap, rebroadcast, refuseAll, replace } from './repairs.js'
+import type { SigningCore } from './signingCore.js'
 import type {
   BroadcastResult,
   TransactionManager,
@@ -25,7 +20,6 @@ import type {
   TransactionManagerSettings,
   TransactionManagerStatus,
   TransactionOutcomeHandler,
-  TransactionRequest,
 } from './types.js'
 
 export type CreateTransactionManagerParameters = {
@@ -71,7 +65,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
   const { chainId, ledger, account, publicClient, walletClient, settings, handler } = parameters
   const now = parameters.now ?? Date.now
   const address = account.address
-  const feeSource = createFeeSource(publicClient, settings.maxFeePerGas)
+  const feeSource = createFeeSource(publicClient, settings.maxFeePerGas, now)
   const broadcasts = new PQueue({ concurrency: 1 })
   const counters = { gapsFilled: 0, replacements: 0, rebroadcasts: 0, reorgs: 0 }
   let state: TransactionManagerStatus['state'] = 'recovering'
@@ -107,152 +101,111 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       })
   }
 
-  /** Inside the critical section: sign at `nonce`, store, and move the in-memory nonce past it. */
-  const signAndStore = async (input: {
-    request: TransactionRequest
-    nonce: number
-    fees: Fees
-    executionId: number | null
-    replaces?: TransactionRecord | undefined
-    alsoInLedger?: ((record: TransactionRecord) => void) | undefined
-  }): Promise<TransactionRecord> => {
+  const signAndStore: SigningCore['signAndStore'] = async (input) => {
     assertWritable()
-    const { request, nonce, fees } = input
-    const raw = await account.signTransaction({
-      chainId,
-      type: 'eip1559',
-      to: request.to,
-      data: request.data,
-      value: 0n,
-      nonce,
-      gas: request.gas,
-      ...fees,
-    })
+    const { requests, nonce, fees } = input
+    const raws: Hex[] = []
+    for (const [offset, request] of requests.entries())
+      raws.push(
+        await account.signTransaction({
+          chainId,
+          type: 'eip1559',
+          to: request.to,
+          data: request.data,
+          value: 0n,
+          nonce: nonce + offset,
+          gas: request.gas,
+          ...fees,
+        }),
+      )
     failpoint('signed')
-    const record = ledger.atomically(() => {
-      ledger.nonces.commitNonce(chainId, address, nonce)
-      const stored = ledger.transactions.recordSignedTransaction({
-        executionId: input.executionId ?? undefined,
-        chainId,
-        from: address,
-        nonce,
-        kind: request.kind,
-        hash: keccak256(raw),
-        raw,
-        replaces: input.replaces?.hash,
-      })
+    const records = ledger.atomically(() => {
+      ledger.nonces.commitNonce(chainId, address, nonce + requests.length - 1)
+      const stored = requests.map((request, offset) =>
+        ledger.transactions.recordSignedTransaction({
+          executionId: input.executionId ?? undefined,
+          chainId,
+          from: address,
+          nonce: nonce + offset,
+          kind: request.kind,
+          hash: keccak256(raws[offset] as Hex),
+          raw: raws[offset] as Hex,
+          replaces: input.replaces?.hash,
+        }),
+      )
       input.alsoInLedger?.(stored)
       return stored
     })
-    if (next === undefined || nonce >= next) next = nonce + 1
-    parameters.onStep?.({ step: 'signed', tx: record })
-    return record
+    const last = nonce + requests.length - 1
+    if (next === undefined || last >= next) next = last + 1
+    for (const record of records) parameters.onStep?.({ step: 'signed', tx: record })
+    return records
   }
 
   const lastSentAt = new Map<Hex, number>()
 
-  const broadcast = (record: TransactionRecord): Promise<BroadcastResult> =>
-    broadcasts.add(async (): Promise<BroadcastResult> => {
-      if (parameters.dryRun) return { status: 'not-sent' }
-      const atMs = now()
-      const sent = await broadcastRaw(walletClient, record.raw)
-      if (sent.outcome === 'accepted') {
-        failpoint(record.kind === 'approve' ? 'approve-broadcast' : 'broadcast')
-        parameters.onStep?.({ step: 'broadcast', tx: record })
-        lastSentAt.set(record.hash, atMs)
-        ledger.transactions.markBroadcast(chainId, record.hash)
-        // A chain that mines at once (automine, fast L2s) has the block in a moment: look for it
-        // often for a while rather than at the next tick.
-        watcher?.hurry(hurryAfterSendMs)
-        return { status: 'broadcast', atMs }
-      }
-      if (sent.outcome === 'refused' || (sent.outcome === 'underpriced' && record.replacesId !== null)) {
-        await refuse(record, sent.error)
-        return { status: 'refused', error: sent.error }
-      }
-      // No answer, or the nonce is used: the transaction may be on chain; the checks decide.
+  /** Hands one record to the node; a refusal is returned, not acted on. */
+  const sendOne = async (record: TransactionRecord): Promise<BroadcastResult> => {
+    const atMs = now()
+    const sent = await broadcastRaw(walletClient, record.raw)
+    if (sent.outcome === 'accepted') {
+      failpoint(record.kind === 'approve' ? 'approve-broadcast' : 'broadcast')
+      parameters.onStep?.({ step: 'broadcast', tx: record })
       lastSentAt.set(record.hash, atMs)
-      return { status: 'unknown', error: sent.error, atMs }
-    })
+      ledger.transactions.markBroadcast(chainId, record.hash)
+      // A chain that mines at once (automine, fast L2s) has the block in a moment: look for it
+      // now and often for a while rather than at the next tick.
+      watcher?.hurry(hurryAfterSendMs)
+      return { status: 'broadcast', atMs }
+    }
+    if (sent.outcome === 'refused' || (sent.outcome === 'underpriced' && record.replacesId !== null))
+      return { status: 'refused', error: sent.error }
+    // No answer, or the nonce is used: the transaction may be on chain; the checks decide.
+    lastSentAt.set(record.hash, atMs)
+    return { status: 'unknown', error: sent.error, atMs }
+  }
 
-  /** The node refused `record` for good: it is failed; its nonce is given back when last, else filled. */
-  const refuse = (record: TransactionRecord, error: string) =>
-    withLock(async () => {
-      const reason = `the node refused ${record.kind} ${record.hash}: ${error}`
-      ledger.atomically(() => {
-        ledger.transactions.markFailed(chainId, record.hash, error)
-        if (record.replacesId === null) handler.abandoned(record, reason)
-      })
-      if (
-        record.replacesId === null &&
-        next === record.nonce + 1 &&
-        ledger.nonces.rewindNextNonce(chainId, address, record.nonce)
-      )
-        next = record.nonce
-      handler.settled?.(record)
-    })
-
-  /** A copy of `current`'s call (speed-up) or a self-transfer (cancel, gap fill) at its nonce, with higher fees. */
-  const replace = (current: TransactionRecord, kind: 'speed-up' | 'cancel', reason: string) =>
-    withLock(async (): Promise<TransactionRecord | undefined> => {
-      const live = ledger.transactions.getTransaction(chainId, current.hash)
-      if (!live || (live.status !== 'signed' && live.status !== 'broadcast')) return undefined
-      const fees = replacementFees(
-        feesOf(current.raw),
-        await feeSource.current(),
-        settings.replacementBumpBps,
-        settings.maxFeePerGas,
-      )
-      if (!fees) {
-        emit({
-          kind: 'error',
-          message: `chain ${chainId}: ${kind} of ${current.hash} (nonce ${current.nonce}) needs more than the fee cap ${settings.maxFeePerGas} wei: raise maxFeePerGas for this chain, or wait for fees to fall`,
-        })
-        return undefined
+  /** Sends `records` back to back, in nonce order; once one is refused, the rest are not sent. */
+  const broadcast = (records: readonly TransactionRecord[]): Promise<BroadcastResult[]> =>
+    broadcasts.add(async () => {
+      const results: BroadcastResult[] = []
+      if (parameters.dryRun) return records.map(() => ({ status: 'not-sent' as const }))
+      for (const [index, record] of records.entries()) {
+        const result = await sendOne(record)
+        results.push(result)
+        if (result.status !== 'refused') continue
+        const unsent = records.slice(index + 1)
+        await refuseAll(signing, [record, ...unsent], result.error)
+        for (const _ of unsent)
+          results.push({
+            status: 'refused',
+            error: `not sent: ${record.kind} ${record.hash} before it was refused`,
+          })
+        break
       }
-      const parsed = parseTransaction(current.raw)
-      const request: TransactionRequest =
-        kind === 'speed-up'
-          ? {
-              kind: current.kind,
-              to: parsed.to ?? address,
-              data: parsed.data ?? '0x',
-              gas: parsed.gas ?? 21_000n,
-            }
-          : { kind: 'cancel', to: address, data: '0x', gas: 21_000n }
-      const record = await signAndStore({
-        request,
-        nonce: current.nonce,
-        fees,
-        executionId: current.executionId,
-        replaces: current,
-      })
-      failpoint('replacement-stored')
-      counters.replacements += 1
-      emit({ kind: 'replaced', nonce: current.nonce, hash: record.hash, replaces: current.hash, reason })
-      void broadcast(record)
-      return record
+      return results
     })
 
-  /** A zero-value self-transfer at `nonce`, which no live transaction of ours holds. */
-  const fillGap = (nonce: number) =>
-    withLock(async () => {
-      const record = await signAndStore({
-        request: { kind: 'gap-fill', to: address, data: '0x', gas: 21_000n },
-        nonce,
-        fees: await feeSource.current(),
-        executionId: null,
-      })
-      counters.gapsFilled += 1
-      emit({ kind: 'gap-filled', nonce, hash: record.hash })
-      void broadcast(record)
-      return record
-    })
-
-  const rebroadcast = async (record: TransactionRecord, reason: string) => {
-    counters.rebroadcasts += 1
-    emit({ kind: 'rebroadcast', nonce: record.nonce, hash: record.hash, reason })
-    return broadcast(record)
+  const signing: SigningCore = {
+    chainId,
+    address,
+    ledger,
+    account,
+    walletClient,
+    settings,
+    handler,
+    feeSource,
+    emit,
+    counters,
+    withLock,
+    nextNonce: () => next,
+    setNextNonce: (value: number) => {
+      next = value
+    },
+    signAndStore,
+    broadcast,
+    lastSentAt,
+    watcher: () => watcher,
   }
 
   const core: ManagerCore = {
@@ -270,9 +223,9 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       next = value
     },
     lastSentAt,
-    replace,
-    fillGap,
-    rebroadcast,
+    replace: (current, kind, reason) => replace(signing, current, kind, reason),
+    fillGap: (nonce) => fillGap(signing, nonce),
+    rebroadcast: (record, reason) => rebroadcast(signing, record, reason),
     counters,
     onReceipt: (tx: TransactionRecord) => parameters.onStep?.({ step: 'receipt', tx }),
     signal: stopper.signal,
@@ -313,16 +266,24 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       })
     },
     async send(request, options) {
+      const { records, broadcast: sent } = await manager.sendAll(() => [request], options)
+      const [record] = records
+      if (!record) throw new Error(`chain ${chainId}: the transaction was not signed`)
+      return { record, broadcast: sent.then(([result]) => result ?? { status: 'not-sent' as const }) }
+    },
+    async sendAll(build, options) {
       await manager.ready()
       const fees = await feeSource.current()
       return withLock(async () => {
         options.check?.()
         assertWritable()
+        const requests = build()
         const nonce = next
         if (nonce === undefined) throw new Error(`chain ${chainId}: send before recovery seeded the nonce`)
+        if (requests.length === 0) return { records: [], broadcast: Promise.resolve([]) }
         failpoint('nonce-taken')
-        const record = await signAndStore({
-          request,
+        const records = await signAndStore({
+          requests,
           nonce,
           fees,
           executionId: options.executionId,
@@ -330,12 +291,19 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         })
         failpoint('stored')
         if (parameters.dryRun) {
-          // Signed and stored to show what would be sent; never sent, so its nonce is free again.
-          const failed = ledger.transactions.markFailed(chainId, record.hash, 'dry run: never broadcast')
-          if (ledger.nonces.rewindNextNonce(chainId, address, nonce)) next = nonce
-          return { record: failed, broadcast: Promise.resolve({ status: 'not-sent' as const }) }
+          // Signed and stored to show what would be sent; never sent, so their nonces are free again.
+          const failed = records.map((record) =>
+            ledger.transactions.markFailed(chainId, record.hash, 'dry run: never broadcast'),
+          )
+          // Last taken first: each is then the last one taken when given back.
+          for (let taken = nonce + records.length - 1; taken >= nonce; taken--)
+            if (ledger.nonces.rewindNextNonce(chainId, address, taken)) next = taken
+          return {
+            records: failed,
+            broadcast: Promise.resolve(records.map(() => ({ status: 'not-sent' as const }))),
+          }
         }
-        return { record, broadcast: broadcast(record) }
+        return { records, broadcast: broadcast(records) }
       })
     },
     allowanceAfterPending(token, spender, onChain) {
@@ -364,7 +332,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         window: settings.reorgWindow,
         listener: {
           onBlock: async (block) => {
-            feeSource.newBlock()
+            feeSource.newBlock(block)
             await includeFromBlock(core, block)
           },
           onReorg: (event) => followReorg(core, event),

@@ -24,8 +24,9 @@ export async function includeFromBlock(core: ManagerCore, block: WatchedBlock): 
   if (block.transactions.length === 0) return
   const inBlock = new Set(block.transactions.map((hash) => hash.toLowerCase()))
   const ours = unresolved(core).filter((tx) => inBlock.has(tx.hash.toLowerCase()))
-  for (const tx of ours) {
-    const receipt = await receiptOf(core, tx.hash)
+  const receipts = await Promise.all(ours.map((tx) => receiptOf(core, tx.hash)))
+  for (const [index, tx] of ours.entries()) {
+    const receipt = receipts[index]
     // The node may answer for the block before it serves the receipt: the next check finds it.
     if (receipt && receipt.blockHash === block.hash) commitInclusion(core, tx, receipt, block)
   }

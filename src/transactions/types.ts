@@ -86,6 +86,13 @@ export type SentTransaction = {
   broadcast: Promise<BroadcastResult>
 }
 
+/** Transactions signed together at consecutive nonces, stored in one commit, sent back to back. */
+export type SentTransactions = {
+  records: TransactionRecord[]
+  /** One result per record, in order; resolves when the node answered each (or did not); never rejects. */
+  broadcast: Promise<BroadcastResult[]>
+}
+
 /** A transaction manager's state, for /health, /metrics and the start's progress lines. */
 export type TransactionManagerStatus = {
   chainId: number
@@ -120,8 +127,8 @@ export type SendOptions = {
    * remaining validity): throwing stops the send with nothing signed and no nonce used.
    */
   check?: (() => void) | undefined
-  /** Runs inside the ledger transaction that stores the signed transaction (e.g. the move to submitted). */
-  alsoInLedger?: ((record: TransactionRecord) => void) | undefined
+  /** Runs inside the ledger transaction that stores the signed transactions (e.g. the move to submitted). */
+  alsoInLedger?: ((records: readonly TransactionRecord[]) => void) | undefined
 }
 
 /** The only code that signs for one (chain, wallet): nonces, storage before broadcast, and the chain's verdicts. */
@@ -135,6 +142,14 @@ export type TransactionManager = {
    * takes the nonce, then queues the broadcast (in nonce order). Resolves once stored.
    */
   send(request: TransactionRequest, options: SendOptions): Promise<SentTransaction>
+  /**
+   * `send` for several transactions at once: inside the critical section, after `options.check`,
+   * `build` says what to sign (it may plan from the ledger's pending transactions, which no other
+   * send changes meanwhile, or throw to stop with nothing signed); all are signed at consecutive
+   * nonces and stored in ONE ledger commit, then sent back to back in nonce order. A refusal stops
+   * the rest of the bundle from being sent (they fail, and their nonces come back).
+   */
+  sendAll(build: () => readonly TransactionRequest[], options: SendOptions): Promise<SentTransactions>
   /** What `owner`'s allowance of `token` to `spender` will be once our pending approvals and executes are mined. */
   allowanceAfterPending(token: `0x${string}`, spender: `0x${string}`, onChain: bigint): bigint
   /** Checks pending transactions now (what the timer does every `checkMs`). */

@@ -89,3 +89,36 @@ export function failingRpc(): Promise<RpcServer> {
   })
   return serve(server, methods)
 }
+
+/**
+ * FAULT (named mock): forwards every request to the real node at `target`, except single requests
+ * calling one of `refused`, which it answers with JSON-RPC error -32601 (method not found), as a
+ * node without that method does. Records methods like {@link countingProxy}.
+ */
+export function refusingProxy(target: string, refused: readonly string[]): Promise<RpcServer> {
+  const methods: string[] = []
+  const server = createServer(async (request, response) => {
+    const body = await bodyOf(request)
+    recordMethods(body, methods)
+    const parsed = JSON.parse(body) as { id?: unknown; method?: string } | unknown[]
+    if (!Array.isArray(parsed) && parsed.method !== undefined && refused.includes(parsed.method)) {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: parsed.id ?? null,
+          error: { code: -32601, message: `the method ${parsed.method} does not exist/is not available` },
+        }),
+      )
+      return
+    }
+    const upstream = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
+    response.writeHead(upstream.status, { 'content-type': 'application/json' })
+    response.end(await upstream.text())
+  })
+  return serve(server, methods)
+}

@@ -1,16 +1,28 @@
+import type { Address, Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
+import { allowanceSlotOf, findAllowanceLayout } from '../../src/chain/allowanceSlot.js'
 import { createChainClients } from '../../src/chain/clients.js'
-import { ChainRpcError } from '../../src/chain/errors.js'
+import { readAllowance } from '../../src/chain/erc20.js'
+import { ChainInputError, ChainRpcError } from '../../src/chain/errors.js'
 import { simulateExecute } from '../../src/chain/simulateExecute.js'
+import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { chainWithoutRouter, chainWithRouter, signForChain, tokenOf } from '../helpers/localChains.js'
 import { approve, buyQuote, execute, fundedWallet, publicClientOf } from './fixtures.js'
-import { failingRpc, type RpcServer } from './rpcServers.js'
+import { countingProxy, failingRpc, type RpcServer } from './rpcServers.js'
 
 const servers: RpcServer[] = []
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()))
 })
+
+/** The slot of `owner`'s allowance to the chain's executor in `token`, found on the chain. */
+async function allowanceSlot(chain: LocalChain, token: Address, owner: Address): Promise<Hex> {
+  const spender = chain.executorAddress
+  const layout = await findAllowanceLayout(publicClientOf(chain), { token, owner, spender })
+  if (!layout) throw new Error(`no allowance layout found for token ${token}`)
+  return allowanceSlotOf(layout, owner, spender)
+}
 
 describe.each([
   ['with platform router', chainWithRouter],
@@ -136,6 +148,120 @@ describe.each([
       errorName: 'ERC20InsufficientBalance',
       args: [taker, 0n, quote.amountIn - quote.feeAmount],
     })
+  })
+
+  it("a buy with no allowance on chain is ok with the allowance override; its gas is the real execute's", async () => {
+    const wallet = await fundedWallet(chain, { asset: '500' })
+    const taker = wallet.account.address
+    const quote = buyQuote(chain)
+    const signature = await signForChain(chain, quote)
+    const token = quote.assetToken
+    expect(await readAllowance(client(), { token, owner: taker, spender: executor })).toBe(0n)
+    const allowance = { token, slot: await allowanceSlot(chain, token, taker), amount: quote.amountIn }
+    const overridden = await simulateExecute(client(), { executor, quote, signature, taker, allowance })
+    expect(overridden).toEqual({ ok: true, gas: expect.any(BigInt) })
+    if (!overridden.ok) return
+    expect(await readAllowance(client(), { token, owner: taker, spender: executor })).toBe(0n)
+    await approve(wallet, token, executor, quote.amountIn)
+    // After the real approval, the plain simulation sees the same state as the overridden one did.
+    expect(await simulateExecute(client(), { executor, quote, signature, taker })).toEqual(overridden)
+    const receipt = await execute(chain, wallet, quote, signature)
+    expect(receipt.gasUsed).toBeGreaterThan(50_000n)
+    expect(receipt.gasUsed).toBeLessThanOrEqual(overridden.gas)
+  })
+
+  it('a buy with an allowance override too small reverts ERC20InsufficientAllowance with it', async () => {
+    const wallet = await fundedWallet(chain, { asset: '500' })
+    const taker = wallet.account.address
+    const quote = buyQuote(chain)
+    const needed = quote.amountIn - quote.feeAmount
+    const allowance = {
+      token: quote.assetToken,
+      slot: await allowanceSlot(chain, quote.assetToken, taker),
+      amount: needed - 1n,
+    }
+    const signature = await signForChain(chain, quote)
+    expect(await simulateExecute(client(), { executor, quote, signature, taker, allowance })).toEqual({
+      ok: false,
+      errorName: 'ERC20InsufficientAllowance',
+      args: [executor, needed - 1n, needed],
+      message: `reverted with ERC20InsufficientAllowance(${executor}, ${needed - 1n}, ${needed})`,
+    })
+  })
+
+  it('a sell with no allowance on chain is ok with an override of the stock amount, not with one less', async () => {
+    const wallet = await fundedWallet(chain, { tokens: { MSFT: 3n } })
+    const taker = wallet.account.address
+    const stockToken = tokenOf(chain, 'MSFT')
+    const quote = buyQuote(chain, { stockToken, isBuy: false, amountIn: 2n, amountOut: 700n, feeAmount: 3n })
+    const signature = await signForChain(chain, quote)
+    const slot = await allowanceSlot(chain, stockToken, taker)
+    const simulate = (amount: bigint, blockTag: 'latest' | 'pending') =>
+      simulateExecute(client(), {
+        executor,
+        quote,
+        signature,
+        taker,
+        blockTag,
+        allowance: { token: stockToken, slot, amount },
+      })
+    expect(await simulate(1n, 'latest')).toMatchObject({
+      ok: false,
+      errorName: 'ERC20InsufficientAllowance',
+      args: [executor, 1n, 2n],
+    })
+    const pending = await simulate(2n, 'pending')
+    expect(pending).toEqual({ ok: true, gas: expect.any(BigInt) })
+    expect(await simulate(2n, 'latest')).toEqual(pending)
+    if (!pending.ok) return
+    await approve(wallet, stockToken, executor, 2n)
+    const receipt = await execute(chain, wallet, quote, signature)
+    expect(receipt.gasUsed).toBeLessThanOrEqual(pending.gas)
+  })
+
+  it('one simulation is exactly one RPC request (eth_estimateGas), ok or reverted, with or without override', async () => {
+    const proxy = await countingProxy(chain.rpcUrl)
+    servers.push(proxy)
+    const { publicClient } = createChainClients({
+      chainId: chain.chainId,
+      rpcUrl: proxy.url,
+      readRetryCount: 0,
+    })
+    const wallet = await fundedWallet(chain, { asset: '500' })
+    const taker = wallet.account.address
+    const quote = buyQuote(chain)
+    const signature = await signForChain(chain, quote)
+    const allowance = {
+      token: quote.assetToken,
+      slot: await allowanceSlot(chain, quote.assetToken, taker),
+      amount: quote.amountIn,
+    }
+    const runs = [
+      { parameters: { executor, quote, signature, taker }, ok: false },
+      { parameters: { executor, quote, signature, taker, allowance }, ok: true },
+      {
+        parameters: { executor, quote, signature, taker, allowance, blockTag: 'pending' as const },
+        ok: true,
+      },
+    ]
+    for (const { parameters, ok } of runs) {
+      proxy.methods.length = 0
+      expect(await simulateExecute(publicClient, parameters)).toMatchObject({ ok })
+      expect(proxy.methods).toEqual(['eth_estimateGas'])
+    }
+  })
+
+  it('refuses an allowance amount outside uint256 before asking the chain', async () => {
+    const quote = buyQuote(chain)
+    const error = await simulateExecute(client(), {
+      executor,
+      quote,
+      signature: await signForChain(chain, quote),
+      taker: chain.payerAddress,
+      allowance: { token: quote.assetToken, slot: `0x${'00'.repeat(32)}`, amount: 2n ** 256n },
+    }).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(ChainInputError)
+    expect((error as ChainInputError).details).toMatchObject({ parameter: 'allowance.amount' })
   })
 })
 

@@ -134,7 +134,6 @@ describe('stockroute swap', () => {
       'intent',
       'quoting',
       'quoted',
-      'approving',
       'submitted',
       'confirmed',
     ])
@@ -176,6 +175,7 @@ describe('stockroute swap', () => {
     expect(result).toMatchObject({ state: 'rejected', done: true, dryRun: true, fills: [] })
     expect(result.reason).toMatch(/^dry run/)
     expect(result.transactions.map((tx: { kind: string; status: string }) => [tx.kind, tx.status])).toEqual([
+      ['approve', 'failed'],
       ['execute', 'failed'],
     ])
     expect(await nonceOf(chain)).toBe(before)

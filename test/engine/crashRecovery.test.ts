@@ -208,12 +208,15 @@ const approval = ['approve', expect.stringMatching(/^(broadcast|mined)$/)]
 
 /** What each crash leaves before the restart. */
 const diedWith = {
-  // Stored, never sent: the node has only the approval.
+  // Approval and execute stored in one commit, neither sent.
   signed: {
     state: 'submitted',
-    transactions: [approval, ['execute', 'signed']],
+    transactions: [
+      ['approve', 'signed'],
+      ['execute', 'signed'],
+    ],
     fills: 0,
-    pendingNonce: 1,
+    pendingNonce: 0,
     settlements: 0,
   },
   // The node has the execute (mined or about to be: not asserted), the ledger still says signed.
@@ -264,7 +267,7 @@ describe('engine crash recovery (child process killed with SIGKILL)', () => {
         expect(state.report.fillsRecorded).toBe(0)
         expect(state.report.unattributedFills).toBe(0)
         const events = state.ledger.executions.listExecutionEvents(execution.id).map((event) => event.to)
-        expect(events).toEqual(['intent', 'quoting', 'quoted', 'approving', 'submitted', 'confirmed'])
+        expect(events).toEqual(['intent', 'quoting', 'quoted', 'submitted', 'confirmed'])
         console.info(
           `crash after execute ${step} on ${chain.chainId}: child ran ${state.crashedAfterMs} ms, recovery ${state.recoveredInMs} ms`,
         )
@@ -276,28 +279,26 @@ describe('engine crash recovery (child process killed with SIGKILL)', () => {
   )
 
   it.each(chains)(
-    'killed right after the approval is signed (%s): recovery sends it, re-quotes and executes once',
+    'killed right after the approval is signed (%s): recovery sends it and the execute signed with it, never re-quotes',
     async (_label, pickChain) => {
       const chain = pickChain()
       const state = await crashAndRecover(chain, { step: 'signed', kind: 'approve' })
       try {
-        expect(state.before).toEqual({
-          state: 'approving',
-          transactions: [['approve', 'signed']],
-          fills: 0,
-          pendingNonce: 0,
-          settlements: 0,
-        })
+        // The approval and the execute were stored in one commit: the kill finds both.
+        expect(state.before).toEqual(diedWith.signed)
         const { execution, transactions } = await expectOneExecution(chain, state)
-        // The stored approval went out as signed (same hash), never re-signed.
-        expect(transactions[0]).toMatchObject({ kind: 'approve', hash: state.crashed?.hash, nonce: 0 })
-        expect(transactions.at(-1)?.kind).toBe('execute')
+        // Both went out as signed (same hashes, consecutive nonces), never re-signed.
+        expect(transactions.map((tx) => [tx.kind, tx.nonce])).toEqual([
+          ['approve', 0],
+          ['execute', 1],
+        ])
+        expect(transactions[0]?.hash).toBe(state.crashed?.hash)
         expect(state.report.executions).toEqual([
           {
             executionId: execution.id,
             intentId: state.intent.intentId,
             chainId: chain.chainId,
-            from: 'approving',
+            from: 'submitted',
             to: 'confirmed',
             reason: execution.reason,
           },

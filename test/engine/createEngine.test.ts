@@ -61,7 +61,13 @@ describe('engine end to end', () => {
       expect(sell.execution.state, sell.execution.reason).toBe('confirmed')
       expect(sell.fills[0]?.amountIn).toBe(bought)
       const events = ledger.executions.listExecutionEvents(sell.execution.id).map((event) => event.to)
-      expect(events).toEqual(['intent', 'quoting', 'quoted', 'approving', 'submitted', 'confirmed'])
+      // The approval and the execute are signed together: no 'approving' stop between them.
+      expect(events).toEqual(['intent', 'quoting', 'quoted', 'submitted', 'confirmed'])
+      const sold = sell.transactions.map((tx) => [tx.kind, tx.nonce])
+      expect(sold).toEqual([
+        ['approve', expect.any(Number)],
+        ['execute', (sold[0]?.[1] as number) + 1],
+      ])
       for (const position of await positionsAgainstChain(ledger, account.address))
         expect(position.ledger).toBe(position.onChain)
       expect(ledger.positions.getPosition(chain.chainId, tokenOf(chain, 'AAPL'))?.balance).toBe(0n)

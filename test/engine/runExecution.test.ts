@@ -51,7 +51,7 @@ describe('kill switch', () => {
     }
   })
 
-  it('stops between the approval and the execute when halted meanwhile (from another connection)', async () => {
+  it('without allowance overrides, stops between the approval and the execute when halted meanwhile (from another connection)', async () => {
     const chain = chainWithRouter()
     const { test, outcome } = await haltedMidTrade('mid-trade')
     try {
@@ -65,7 +65,9 @@ describe('kill switch', () => {
         return found.length > 0 ? found : undefined
       })
       expect(open?.approveTxHash).toBe(outcome.transactions[0]?.hash)
-      expect(open?.reason).toMatch(/ended rejected after approving \d+ and before sending its execute/)
+      expect(open?.reason).toMatch(
+        /ended rejected after approving \d+, and no execute of it spent the allowance/,
+      )
       // The nonce reserved for nothing is not a hole: the next transaction takes it, and the next
       // trade of the same token spends the open allowance (policy reuse) instead of approving again.
       const next = await test.engine.execute(buy(chain.chainId, 'after'))
@@ -117,8 +119,13 @@ describe('kill switch', () => {
   })
 })
 
-/** An execution halted by an operator (another connection) right after its approval was broadcast. */
-async function haltedMidTrade(intentId: string, settings: Partial<EngineSettings> = {}) {
+/**
+ * An execution halted by an operator (another connection) right after its approval was broadcast.
+ * Only without allowance overrides is there such a moment: the approval then goes first, and the
+ * execute is signed after it is pending (with overrides both are signed in one critical section).
+ */
+async function haltedMidTrade(intentId: string, extra: Partial<EngineSettings> = {}) {
+  const settings: Partial<EngineSettings> = { allowanceOverride: false, ...extra }
   const chain = chainWithRouter()
   const path = ledgers.path()
   let halt = () => {}
@@ -165,7 +172,7 @@ async function expectRevoked(test: Awaited<ReturnType<typeof createTestEngine>>)
 }
 
 describe('dry run', () => {
-  it('quotes, guards, signs and stores the execute, never broadcasts, and gives the nonce back', async () => {
+  it('quotes, guards, simulates with the approval, signs and stores both, never broadcasts, and gives the nonces back', async () => {
     const chain = chainWithRouter()
     const test = await createTestEngine(service(), {
       ledgerPath: ledgers.path('dry-run.sqlite'),
@@ -176,9 +183,12 @@ describe('dry run', () => {
       const outcome = await test.engine.execute(buy(chain.chainId, 'dry'))
       expect(outcome.execution.state).toBe('rejected')
       expect(outcome.execution.reason).toMatch(
-        /^dry run: execute 0x[0-9a-f]{64} signed \(simulation skipped: it needs the approval, which a dry run does not send\) and not broadcast; would first send approve\(0x[0-9a-fA-F]{40}, \d+\)$/,
+        /^dry run: approve 0x[0-9a-f]{64}, execute 0x[0-9a-f]{64} signed \(simulated with the allowance of its approval \(\d+\), gas \d+\) and not broadcast$/,
       )
-      expect(outcome.transactions.map((tx) => [tx.kind, tx.status])).toEqual([['execute', 'failed']])
+      expect(outcome.transactions.map((tx) => [tx.kind, tx.status])).toEqual([
+        ['approve', 'failed'],
+        ['execute', 'failed'],
+      ])
       expect(await nonceOnChain(test.account.address)).toBe(0)
       expect(test.ledger.nonces.peekNextNonce(chain.chainId, test.account.address)).toBe(0)
     } finally {

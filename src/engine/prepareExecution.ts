@@ -1,0 +1,234 @@
+import { encodeFunctionData, type Hex } from 'viem'
+import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/getRouterQuote.js'
+import { ServiceBadRequestError, ServiceNotFoundError } from '../api/errors.js'
+import { toSignedQuoteStruct } from '../api/quoteStruct.js'
+import { executorAbi } from '../chain/abis.js'
+import { allowanceSlotOf } from '../chain/allowanceSlot.js'
+import { readAllowance } from '../chain/erc20.js'
+import { simulateExecute } from '../chain/simulateExecute.js'
+import type { ExecutionRecord } from '../store/executions.js'
+import { toNotional } from '../store/risk.js'
+import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
+import { checkRiskLimits } from './checkRiskLimits.js'
+import type { EngineContext } from './context.js'
+import { ExecutionStop } from './errors.js'
+import { guardQuote } from './guardQuote.js'
+import type { CheckedIntent } from './intent.js'
+import { announceTransition } from './moveExecution.js'
+import { type AllowanceReading, readAllowanceState } from './planApprovals.js'
+import { routerQuoteParametersOf } from './quoteRequest.js'
+import type { Instrument } from './resolveInstrument.js'
+import { storedQuoteOf } from './storedQuote.js'
+
+/** An execution ready for the wallet's critical section: its quote guarded, its execute simulated. */
+export type PreparedExecution = {
+  /** In state `quoted`. */
+  execution: ExecutionRecord
+  reply: GetRouterQuoteReturnType
+  /** The `execute(quote, signature)` call data. */
+  data: Hex
+  gas: bigint
+  /** What the simulation said, for the execution's history. */
+  simulation: string
+  /** The allowance as read: the critical section plans the approvals from it and the pending ones. */
+  allowance: AllowanceReading
+  /**
+   * The token's allowance cannot be overridden in a simulation (its storage layout is unknown) and
+   * an approval is needed: it is sent and mined before the execute is simulated.
+   */
+  approveFirst: boolean
+}
+
+/** Stage one's answer: ready, or this quote is dropped and a new one should be asked for (why). */
+export type PrepareOutcome = { ok: true; prepared: PreparedExecution } | { ok: false; requote: string }
+
+/**
+ * Stage one of an execution, concurrent with other executions of the chain and wallet: the router
+ * quote (with the market price from the cache and the allowance on chain beside it), the risk
+ * check and the move to `quoted` in one write, the guard, and ONE simulation of the execute with
+ * the allowance it will have once its approval (not yet signed) lands, as a state override of the
+ * token's allowance slot. Nothing is signed here. A stop for good throws {@link ExecutionStop}; a
+ * quote that dropped for time (or for an allowance our own transactions are still bringing) asks
+ * for a re-quote while attempts remain.
+ *
+ * @example
+ * const outcome = await prepareExecution(context, chain, { execution, intent, instrument, attempt: 1, signal })
+ * if (outcome.ok) await submitPrepared(context, chain, outcome.prepared, { signal })
+ */
+export async function prepareExecution(
+  context: EngineContext,
+  chain: ChainRuntime,
+  parameters: {
+    /** In state `quoting`. */
+    execution: ExecutionRecord
+    intent: CheckedIntent
+    instrument: Instrument
+    attempt: number
+    signal: AbortSignal | undefined
+  },
+): Promise<PrepareOutcome> {
+  const { ledger, settings } = context
+  const { intent, instrument, attempt, signal } = parameters
+  const owner = chain.account.address
+  const spender = chain.executorAddress
+  const token = intent.side === 'buy' ? chain.asset.address : instrument.tokenAddress
+  const [reply, marketPrice, onChain] = await Promise.all([
+    requestQuote(context, chain, intent, instrument, signal),
+    context.marketPrice(instrument, { signal }),
+    readAllowance(chain.publicClient, { token, owner, spender }, { signal }),
+  ])
+  const notional = reply.quote.isBuy ? reply.quote.amountInUsed : reply.quote.amountOut
+  // The risk check and this execution's commitment (its notional, counted in flight once quoted)
+  // are one write, so concurrent executions cannot together overshoot a limit.
+  const quoted = ledger.atomically(() => {
+    const riskProblem = checkRiskLimits(
+      ledger,
+      settings.risk,
+      chain.chainId,
+      toNotional(notional, chain.asset.decimals),
+      context.now(),
+    )
+    const record = ledger.executions.transition(
+      parameters.execution.id,
+      parameters.execution,
+      'quoted',
+      `quote ${reply.quote.quoteId} received`,
+      {
+        quoteId: reply.quote.quoteId,
+        quote: storedQuoteOf(reply, chain.asset.decimals),
+        notional: { amount: notional, decimals: chain.asset.decimals },
+      },
+    )
+    return { record, riskProblem }
+  })
+  const execution = quoted.record
+  announceTransition(context, execution)
+
+  const verdict = await guardQuote({
+    intent,
+    instrument,
+    chain,
+    reply,
+    marketPrice,
+    settings,
+    minValidityMs: minimumValidity(context, chain, context.now()),
+    now: context.now,
+  })
+  if (!verdict.ok) {
+    const timeRule = verdict.rule === 'validity' || verdict.rule === 'expired'
+    if (timeRule && attempt < settings.maxQuoteAttempts)
+      return { ok: false, requote: `quote ${reply.quote.quoteId} dropped (${verdict.message})` }
+    if (timeRule)
+      throw new ExecutionStop(
+        'expired',
+        `no quote with enough validity after ${attempt} attempts: ${verdict.message}`,
+      )
+    throw new ExecutionStop('rejected', `guard ${verdict.rule}: ${verdict.message}`)
+  }
+  if (quoted.riskProblem) throw new ExecutionStop('rejected', `risk limit: ${quoted.riskProblem}`)
+
+  const allowance = await readAllowanceState(
+    chain.publicClient,
+    { token, owner, spender, needed: reply.quote.amountInUsed, policy: settings.approvalPolicy, onChain },
+    { signal },
+  )
+  const struct = toSignedQuoteStruct(reply.quote)
+  const data = encodeFunctionData({
+    abi: executorAbi,
+    functionName: 'execute',
+    args: [struct, reply.signature],
+  })
+  const afterPending = chain.transactions.allowanceAfterPending(token, spender, onChain)
+  const needsApproval = afterPending < allowance.needed
+  const prepared = { execution, reply, data, allowance }
+  if (!settings.simulate)
+    return {
+      ok: true,
+      prepared: {
+        ...prepared,
+        gas: settings.executeGasLimit,
+        simulation: 'not simulated',
+        approveFirst: false,
+      },
+    }
+  const layout = settings.allowanceOverride
+    ? await chain.allowanceLayouts.layoutOf(token, owner, spender, { signal })
+    : undefined
+  if (!layout && needsApproval)
+    return {
+      ok: true,
+      prepared: {
+        ...prepared,
+        gas: settings.executeGasLimit,
+        simulation: 'to be simulated after its approval (no allowance override)',
+        approveFirst: true,
+      },
+    }
+  // The allowance the execute will find: what our pending transactions leave, or the approval's.
+  const willHave = needsApproval ? allowance.target : afterPending
+  const result = await simulateExecute(
+    chain.publicClient,
+    {
+      executor: spender,
+      quote: struct,
+      signature: reply.signature,
+      taker: owner,
+      // Our pending executes spend balances the latest block still shows.
+      blockTag: chain.transactions.status().pending > 0 ? 'pending' : 'latest',
+      allowance: layout
+        ? { token, slot: allowanceSlotOf(layout, owner, spender), amount: willHave }
+        : undefined,
+    },
+    { signal },
+  )
+  if (!result.ok) {
+    if (result.errorName === 'QuoteExpired' && attempt < settings.maxQuoteAttempts)
+      return { ok: false, requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}` }
+    // Short of allowance while our own transactions are still landing (no override possible): a
+    // new quote plans again from what has landed by then.
+    if (
+      result.errorName === 'ERC20InsufficientAllowance' &&
+      chain.transactions.status().pending > 0 &&
+      attempt < settings.maxQuoteAttempts
+    )
+      return {
+        ok: false,
+        requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message} while the wallet's transactions were still landing`,
+      }
+    throw new ExecutionStop(
+      result.errorName === 'QuoteExpired' ? 'expired' : 'failed',
+      `the simulation of execute ${result.message}: nothing was sent`,
+    )
+  }
+  return {
+    ok: true,
+    prepared: {
+      ...prepared,
+      gas: result.gas + (result.gas * BigInt(settings.gasBufferBps)) / 10_000n,
+      simulation: `simulated${needsApproval ? ` with the allowance of its approval (${willHave})` : ''}, gas ${result.gas}`,
+      approveFirst: false,
+    },
+  }
+}
+
+async function requestQuote(
+  context: EngineContext,
+  chain: ChainRuntime,
+  intent: CheckedIntent,
+  instrument: Instrument,
+  signal: AbortSignal | undefined,
+) {
+  try {
+    return await getRouterQuote(
+      context.service,
+      routerQuoteParametersOf(intent, chain, instrument),
+      signal ? { signal } : {},
+    )
+  } catch (error) {
+    if (error instanceof ServiceBadRequestError || error instanceof ServiceNotFoundError)
+      throw new ExecutionStop('rejected', `the service refused the quote: ${error.shortMessage}`, {
+        cause: error,
+      })
+    throw error
+  }
+}

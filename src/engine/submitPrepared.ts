@@ -1,0 +1,210 @@
+import type { Hex } from 'viem'
+import { toSignedQuoteStruct } from '../api/quoteStruct.js'
+import type { ExecutionRecord } from '../store/executions.js'
+import type { TransactionRequest } from '../transactions/types.js'
+import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
+import type { EngineContext } from './context.js'
+import { ExecutionStop } from './errors.js'
+import { announceTransition, moveExecution } from './moveExecution.js'
+import { type ApprovalPlan, planFromReading } from './planApprovals.js'
+import type { PreparedExecution } from './prepareExecution.js'
+import { simulateAfterPending } from './simulateAfterPending.js'
+
+/** Stages two and three's answer: submitted (or ended, for a dry run), or a re-quote (why). */
+export type SubmitOutcome = { ok: true; execution: ExecutionRecord } | { ok: false; requote: string }
+
+/**
+ * Stages two and three of an execution. Two, the wallet's critical section (the transaction
+ * manager's): the kill switch and the quote's remaining validity checked again, the approvals
+ * planned from the reading and the wallet's pending transactions (no other send changes those
+ * meanwhile), the approvals and the execute signed at consecutive nonces and stored with the move
+ * to `submitted` in ONE ledger commit. Three: they are sent back to back; receipts come from the
+ * block watcher. A quote that aged out meanwhile is never signed: a re-quote is asked for.
+ *
+ * @example
+ * const outcome = await submitPrepared(context, chain, prepared, { attempt, signal })
+ */
+export async function submitPrepared(
+  context: EngineContext,
+  chain: ChainRuntime,
+  prepared: PreparedExecution,
+  options: { attempt: number; signal: AbortSignal | undefined },
+): Promise<SubmitOutcome> {
+  const { ledger, settings } = context
+  const { reply, allowance, data } = prepared
+  let { execution, gas, simulation } = prepared
+  if (prepared.approveFirst) {
+    const approved = await approveThenSimulate(context, chain, prepared, options)
+    if (!approved.ok) return approved
+    ;({ execution, gas, simulation } = approved)
+  }
+  let dropped: string | undefined
+  let plan: ApprovalPlan | undefined
+  let submitted: ExecutionRecord | undefined
+  const execute: TransactionRequest = { kind: 'execute', to: chain.executorAddress, data, gas }
+  try {
+    const { records, broadcast } = await chain.transactions.sendAll(
+      () => {
+        plan = planFromReading(
+          allowance,
+          chain.transactions.allowanceAfterPending(allowance.token, allowance.spender, allowance.onChain),
+        )
+        if (plan.approvals.length > 0 && settings.approvalPolicy.kind === 'unlimited')
+          context.logger?.warn(
+            { chainId: chain.chainId, executionId: execution.id, spender: chain.executorAddress },
+            'approving an unlimited allowance (approvalPolicy unlimited): the executor may spend this token without limit',
+          )
+        return [...plan.approvals.map((approval) => approveRequest(context, approval)), execute]
+      },
+      {
+        executionId: execution.id,
+        // Inside the wallet's critical section, right before the nonce: the promise is about now.
+        check: () => {
+          assertNotHalted(context)
+          const left = reply.quote.expiresAt * 1000 - context.now()
+          const required = minimumValidity(context, chain, context.now())
+          if (left < required) {
+            dropped = `${Math.max(0, Math.round(left))} ms of validity left before signing the execute, ${required} ms required`
+            throw new ExecutionStop('expired', dropped)
+          }
+        },
+        alsoInLedger: settings.dryRun
+          ? undefined
+          : (records) => {
+              submitted = ledger.executions.transition(
+                execution.id,
+                execution,
+                'submitted',
+                `${describeSigned(records)} (${simulation}); ${Math.round(reply.quote.expiresAt * 1000 - context.now())} ms of validity left`,
+              )
+            },
+      },
+    )
+    if (settings.dryRun) return { ok: true, execution: dryRunEnd(context, execution, records, simulation) }
+    execution = submitted ?? execution
+    announceTransition(context, execution)
+    const results = await broadcast
+    const sent = results.at(-1)
+    const executeRecord = records.at(-1)
+    if (sent?.status === 'broadcast' && executeRecord) chain.broadcastTimes.set(executeRecord.hash, sent.atMs)
+    return { ok: true, execution: ledger.executions.getExecution(execution.id) ?? execution }
+  } catch (error) {
+    if (dropped === undefined || !(error instanceof ExecutionStop)) throw error
+    if (options.attempt < settings.maxQuoteAttempts)
+      return { ok: false, requote: `quote ${reply.quote.quoteId} dropped: ${dropped}` }
+    throw new ExecutionStop(
+      'expired',
+      `no quote with enough validity after ${options.attempt} attempts: ${dropped}`,
+    )
+  }
+}
+
+/**
+ * The fallback for a token whose allowance cannot be overridden in a simulation: its approvals are
+ * signed and sent first (state `approving`), then the execute is simulated once they are pending.
+ */
+async function approveThenSimulate(
+  context: EngineContext,
+  chain: ChainRuntime,
+  prepared: PreparedExecution,
+  options: { attempt: number; signal: AbortSignal | undefined },
+): Promise<
+  { ok: true; execution: ExecutionRecord; gas: bigint; simulation: string } | { ok: false; requote: string }
+> {
+  const { settings } = context
+  const { reply, allowance } = prepared
+  if (settings.dryRun)
+    return {
+      ok: true,
+      execution: prepared.execution,
+      gas: settings.executeGasLimit,
+      simulation: 'simulation skipped: it needs the approval, which a dry run does not send',
+    }
+  const execution = moveExecution(
+    context,
+    prepared.execution,
+    'approving',
+    `approving ${allowance.target} of ${allowance.token} to ${allowance.spender} (allowance ${allowance.onChain}, needed ${allowance.needed})`,
+  )
+  const { records, broadcast } = await chain.transactions.sendAll(
+    () =>
+      planFromReading(
+        allowance,
+        chain.transactions.allowanceAfterPending(allowance.token, allowance.spender, allowance.onChain),
+      ).approvals.map((approval) => approveRequest(context, approval)),
+    { executionId: execution.id, check: () => assertNotHalted(context) },
+  )
+  const refused = (await broadcast).find((result) => result.status === 'refused')
+  if (refused?.status === 'refused')
+    throw new ExecutionStop('failed', `the node refused approval ${records[0]?.hash}: ${refused.error}`)
+  const result = await simulateAfterPending(
+    chain,
+    {
+      executor: chain.executorAddress,
+      quote: toSignedQuoteStruct(reply.quote),
+      signature: reply.signature,
+      taker: chain.account.address,
+      blockTag: 'pending',
+    },
+    {
+      signal: options.signal,
+      canWait: () =>
+        reply.quote.expiresAt * 1000 - context.now() > minimumValidity(context, chain, context.now()),
+    },
+  )
+  const sent = records.map((record) => record.hash).join(', ')
+  if (!result.ok) {
+    if (
+      (result.errorName === 'QuoteExpired' || result.errorName === 'ERC20InsufficientAllowance') &&
+      options.attempt < settings.maxQuoteAttempts
+    )
+      return { ok: false, requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}` }
+    throw new ExecutionStop(
+      result.errorName === 'QuoteExpired' ? 'expired' : 'failed',
+      `the simulation of execute ${result.message}: the execute was not sent; approval ${sent} was (its allowance is recorded as open once mined)`,
+    )
+  }
+  return {
+    ok: true,
+    execution,
+    gas: result.gas + (result.gas * BigInt(settings.gasBufferBps)) / 10_000n,
+    simulation: `simulated after approval ${sent}, gas ${result.gas}`,
+  }
+}
+
+function approveRequest(context: EngineContext, approval: { to: Hex; data: Hex }): TransactionRequest {
+  return { kind: 'approve', to: approval.to, data: approval.data, gas: context.settings.approveGasLimit }
+}
+
+/** The signed transactions of a bundle, in words: the execute last. */
+function describeSigned(records: readonly { kind: string; hash: Hex; nonce: number }[]): string {
+  const execute = records.at(-1)
+  const approvals = records.slice(0, -1).map((record) => `approve ${record.hash} (nonce ${record.nonce})`)
+  return `execute ${execute?.hash} signed with nonce ${execute?.nonce}${approvals.length > 0 ? ` after ${approvals.join(', ')}` : ''}`
+}
+
+/** A dry run ends here: everything is signed and stored, nothing sent; the manager gives the nonces back. */
+function dryRunEnd(
+  context: EngineContext,
+  execution: ExecutionRecord,
+  records: readonly { kind: string; hash: Hex; nonce: number; raw: Hex }[],
+  simulation: string,
+): ExecutionRecord {
+  const signed = records.map((record) => `${record.kind} ${record.hash}`).join(', ')
+  return moveExecution(
+    context,
+    execution,
+    'rejected',
+    `dry run: ${signed} signed (${simulation}) and not broadcast`,
+  )
+}
+
+/** The kill switch, read right before each signature: a halt stops the execution with nothing signed. */
+export function assertNotHalted(context: EngineContext): void {
+  const killSwitch = context.ledger.risk.killSwitch()
+  if (killSwitch.halted)
+    throw new ExecutionStop(
+      'rejected',
+      `kill switch: trading is halted (${killSwitch.reason}); nothing was signed. Run stockroute resume to trade again.`,
+    )
+}
