@@ -1,5 +1,5 @@
 // The bare path an integrator writes by hand with viem, the baseline of bench:engine: fetch the
-// router quote, verify its signature, approve what required_approvals says (waiting for the
+// router quote, verify its signature (the executor's domain read once), approve what required_approvals says (waiting for the
 // receipt), writeContract(execute), wait for the receipt. No ledger, no guard beyond the signature,
 // no simulation. Also fresh funded wallets, for both paths.
 import {
@@ -34,6 +34,8 @@ export type Taker = {
   publicClient: PublicClient<Transport, Chain>
   walletClient: WalletClient<Transport, Chain, LocalAccount>
   service: ServiceClient
+  /** The executor's EIP-712 domain, read once (an integrator pins it, as the engine does). */
+  executorDomain?: Awaited<ReturnType<typeof readExecutorDomain>>
 }
 
 /** One bare buy of `amountIn` of the chain's default asset into AAPL. */
@@ -50,7 +52,7 @@ export async function bareBuy(taker: Taker, chain: LocalChain, amountIn: string)
   const verdict = await verifyRouterQuote({
     quote,
     signature: reply.signature,
-    executorDomain: await readExecutorDomain(taker.publicClient, chain.executorAddress),
+    executorDomain: (taker.executorDomain ??= await readExecutorDomain(taker.publicClient, chain.executorAddress)),
     pinned: {
       chainId: chain.chainId,
       executorAddress: chain.executorAddress,

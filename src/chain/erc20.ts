@@ -19,10 +19,16 @@ const approveAbi = [...erc20Abi, ...erc20ErrorsAbi, ...serviceTokenErrorsAbi] as
  */
 export function readAllowance(
   client: Client,
-  parameters: { token: Address; owner: Address; spender: Address },
+  parameters: {
+    token: Address
+    owner: Address
+    spender: Address
+    /** Read at this block (default: the latest). */
+    blockNumber?: bigint | undefined
+  },
   options: ChainCallOptions = {},
 ): Promise<bigint> {
-  const { token, owner, spender } = parameters
+  const { token, owner, spender, blockNumber } = parameters
   return rpcCall(
     client,
     `allowance(${owner}, ${spender}) of token ${token}`,
@@ -32,6 +38,7 @@ export function readAllowance(
         abi: erc20Abi,
         functionName: 'allowance',
         args: [owner, spender],
+        ...(blockNumber === undefined ? {} : { blockNumber }),
       }),
     options,
   )

@@ -35,6 +35,8 @@ export type AllowanceReading = {
   target: bigint
   /** The allowance on chain when read. */
   onChain: bigint
+  /** The block `onChain` was read at, when known: our transactions mined after it still count. */
+  atBlock?: bigint | undefined
   /** The token refuses to change a non-zero allowance (USDT-like): `approve(spender, 0)` goes first. */
   zeroFirst: boolean
 }
@@ -60,7 +62,10 @@ export type ApprovalPlan = {
  */
 export async function readAllowanceState(
   client: Client,
-  parameters: Omit<PlanApprovalsParameters, 'afterPending'> & { onChain?: bigint | undefined },
+  parameters: Omit<PlanApprovalsParameters, 'afterPending'> & {
+    onChain?: bigint | undefined
+    atBlock?: bigint | undefined
+  },
   options: ChainCallOptions = {},
 ): Promise<AllowanceReading> {
   const { token, owner, spender, needed, policy } = parameters
@@ -71,7 +76,7 @@ export async function readAllowanceState(
     { token, owner, spender, amount: target, currentAllowance: onChain },
     options,
   )
-  return { token, spender, needed, target, onChain, zeroFirst: zeroFirst.needed }
+  return { token, spender, needed, target, onChain, atBlock: parameters.atBlock, zeroFirst: zeroFirst.needed }
 }
 
 /**

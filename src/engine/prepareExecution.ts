@@ -72,10 +72,13 @@ export async function prepareExecution(
   const owner = chain.account.address
   const spender = chain.executorAddress
   const token = intent.side === 'buy' ? chain.asset.address : instrument.tokenAddress
+  // The allowance is read at the block watcher's head, so that which of our transactions it
+  // includes is known exactly (those mined after it still count as pending).
+  const atBlock = chain.transactions.head()
   const [reply, marketPrice, onChain] = await Promise.all([
     requestQuote(context, chain, intent, instrument, signal),
     context.marketPrice(instrument, { signal }),
-    readAllowance(chain.publicClient, { token, owner, spender }, { signal }),
+    readAllowance(chain.publicClient, { token, owner, spender, blockNumber: atBlock }, { signal }),
   ])
   const notional = reply.quote.isBuy ? reply.quote.amountInUsed : reply.quote.amountOut
   // The risk check and this execution's commitment (its notional, counted in flight once quoted)
@@ -129,7 +132,15 @@ export async function prepareExecution(
 
   const allowance = await readAllowanceState(
     chain.publicClient,
-    { token, owner, spender, needed: reply.quote.amountInUsed, policy: settings.approvalPolicy, onChain },
+    {
+      token,
+      owner,
+      spender,
+      needed: reply.quote.amountInUsed,
+      policy: settings.approvalPolicy,
+      onChain,
+      atBlock,
+    },
     { signal },
   )
   const struct = toSignedQuoteStruct(reply.quote)
@@ -138,7 +149,7 @@ export async function prepareExecution(
     functionName: 'execute',
     args: [struct, reply.signature],
   })
-  const afterPending = chain.transactions.allowanceAfterPending(token, spender, onChain)
+  const afterPending = chain.transactions.allowanceAfterPending(token, spender, onChain, atBlock)
   const needsApproval = afterPending < allowance.needed
   const prepared = { execution, reply, data, allowance }
   if (!settings.simulate)

@@ -47,7 +47,12 @@ export async function submitPrepared(
       () => {
         plan = planFromReading(
           allowance,
-          chain.transactions.allowanceAfterPending(allowance.token, allowance.spender, allowance.onChain),
+          chain.transactions.allowanceAfterPending(
+            allowance.token,
+            allowance.spender,
+            allowance.onChain,
+            allowance.atBlock,
+          ),
         )
         if (plan.approvals.length > 0 && settings.approvalPolicy.kind === 'unlimited')
           context.logger?.warn(
@@ -130,7 +135,12 @@ async function approveThenSimulate(
     () =>
       planFromReading(
         allowance,
-        chain.transactions.allowanceAfterPending(allowance.token, allowance.spender, allowance.onChain),
+        chain.transactions.allowanceAfterPending(
+          allowance.token,
+          allowance.spender,
+          allowance.onChain,
+          allowance.atBlock,
+        ),
       ).approvals.map((approval) => approveRequest(context, approval)),
     { executionId: execution.id, check: () => assertNotHalted(context) },
   )

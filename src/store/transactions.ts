@@ -112,6 +112,8 @@ export type TransactionsRepository = {
    * ledger.transactions.listUnresolvedTransactions(31337, address).map((tx) => tx.nonce) // [7, 7, 8]
    */
   listUnresolvedTransactions(chainId: number, from: Address): TransactionRecord[]
+  /** How many of one wallet's transactions are still `signed` or `broadcast` (a count, nothing read). */
+  countUnresolvedTransactions(chainId: number, from: Address): number
   /**
    * Every transaction stored at one nonce of a wallet, oldest first.
    *
@@ -182,6 +184,9 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
   const selectUnresolved = db.prepare<[number, string], TransactionRow>(
     `SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND status IN ('signed', 'broadcast')
      ORDER BY nonce, id`,
+  )
+  const countUnresolved = db.prepare<[number, string], { n: number }>(
+    `SELECT count(*) AS n FROM transactions WHERE chain_id = ? AND from_address = ? AND status IN ('signed', 'broadcast')`,
   )
   const selectAtNonce = db.prepare<[number, string, number], TransactionRow>(
     'SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND nonce = ? ORDER BY id',
@@ -369,6 +374,8 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
       dropped.immediate(safeInteger(chainId, 'chainId', 1), canonicalBytes32(hash, 'hash'), String(reason)),
     listUnresolvedTransactions: (chainId, from) =>
       selectUnresolved.all(chainId, canonicalAddress(from, 'from')).map(toRecord),
+    countUnresolvedTransactions: (chainId, from) =>
+      countUnresolved.get(chainId, canonicalAddress(from, 'from'))?.n ?? 0,
     listTransactionsAtNonce: (chainId, from, nonce) =>
       selectAtNonce.all(chainId, canonicalAddress(from, 'from'), safeInteger(nonce, 'nonce')).map(toRecord),
     listMinedTransactions: (chainId, range) =>

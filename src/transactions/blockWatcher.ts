@@ -1,6 +1,9 @@
 import type { Block, Hash, PublicClient } from 'viem'
 import { getBlock } from 'viem/actions'
 
+/** Blocks read at once when the watcher is behind. */
+const maxBatch = 16n
+
 /** The head poll interval while {@link BlockWatcher.hurry} is in effect, ms. */
 export const hurriedPollMs = 20
 
@@ -18,11 +21,14 @@ export type WatchedBlock = {
 
 /** What the watcher tells its listener, in chain order. */
 export type BlockWatcherListener = {
-  /** A block became part of the canonical chain (each number once, unless a reorg replaces it). */
-  onBlock(block: WatchedBlock): Promise<void> | void
+  /**
+   * Blocks became part of the canonical chain, in order and contiguous (each number once, unless a
+   * reorg replaces it): a node that got ahead of the watcher gives several at once.
+   */
+  onBlocks(blocks: readonly WatchedBlock[]): Promise<void> | void
   /**
    * The chain switched branches: every block above `forkNumber` that was reported is gone (its
-   * replacements follow as `onBlock`). `beyondWindow` when the fork lies below the blocks the watcher
+   * replacements follow as `onBlocks`). `beyondWindow` when the fork lies below the blocks the watcher
    * remembers: the depth cannot be known, so everything since `forkNumber` must be re-checked.
    */
   onReorg(event: {
@@ -78,7 +84,7 @@ export type BlockWatcher = {
  *
  * @example
  * const watcher = startBlockWatcher({ client, pollMs: 250, window: 64, listener: {
- *   onBlock: (block) => console.log(block.number, block.transactions.length),
+ *   onBlocks: (blocks) => console.log(blocks.map((block) => block.number)),
  *   onReorg: ({ forkNumber }) => console.log('reorg above', forkNumber),
  * } })
  * await watcher.stop()
@@ -108,16 +114,31 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
       else if (headNumber < last.number) await reportFork(headNumber, false)
     }
     while (!stopped && next <= headNumber) {
-      const block: WatchedBlock = next === headNumber ? head : await fetchBlock(next)
-      const parent = at(block.number - 1n)
-      if (parent && parent.hash !== block.parentHash) {
-        await reorgBelow(block.number - 1n)
-        continue
+      // Behind by several blocks: read up to a batch of them at once, then check them in order.
+      const from: bigint = next
+      const count = Number(headNumber - from + 1n > maxBatch ? maxBatch : headNumber - from + 1n)
+      const fetched = await Promise.all(
+        Array.from({ length: count }, (_, i) => from + BigInt(i)).map((number) =>
+          number === headNumber ? head : fetchBlock(number),
+        ),
+      )
+      const accepted: WatchedBlock[] = []
+      let forked: bigint | undefined
+      for (const block of fetched) {
+        const parent = accepted.at(-1) ?? at(block.number - 1n)
+        if (parent && parent.hash !== block.parentHash) {
+          forked = block.number - 1n
+          break
+        }
+        accepted.push(block)
       }
-      known.push(block)
+      for (const block of accepted) known.push(block)
       while (known.length > window) known.shift()
-      await listener.onBlock(block)
-      next = block.number + 1n
+      if (accepted.length > 0) {
+        await listener.onBlocks(accepted)
+        next = (accepted.at(-1) as WatchedBlock).number + 1n
+      }
+      if (forked !== undefined) await reorgBelow(forked)
     }
   }
 

@@ -7,7 +7,7 @@ import { broadcastRaw } from './broadcastRaw.js'
 import { TransactionManagerError } from './errors.js'
 import { failpoint } from './failpoints.js'
 import { createFeeSource } from './fees.js'
-import { checkPending, followReorg, includeFromBlock } from './followTransactions.js'
+import { checkPending, followReorg, includeFromBlocks } from './followTransactions.js'
 import type { ManagerCore } from './managerCore.js'
 import { allowanceAfterPending } from './pendingAllowances.js'
 import { recoverWallet } from './recoverWallet.js'
@@ -152,7 +152,6 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       failpoint(record.kind === 'approve' ? 'approve-broadcast' : 'broadcast')
       parameters.onStep?.({ step: 'broadcast', tx: record })
       lastSentAt.set(record.hash, atMs)
-      ledger.transactions.markBroadcast(chainId, record.hash)
       // A chain that mines at once (automine, fast L2s) has the block in a moment: look for it
       // now and often for a while rather than at the next tick.
       watcher?.hurry(hurryAfterSendMs)
@@ -170,9 +169,11 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     broadcasts.add(async () => {
       const results: BroadcastResult[] = []
       if (parameters.dryRun) return records.map(() => ({ status: 'not-sent' as const }))
+      const accepted: TransactionRecord[] = []
       for (const [index, record] of records.entries()) {
         const result = await sendOne(record)
         results.push(result)
+        if (result.status === 'broadcast') accepted.push(record)
         if (result.status !== 'refused') continue
         const unsent = records.slice(index + 1)
         await refuseAll(signing, [record, ...unsent], result.error)
@@ -183,6 +184,11 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
           })
         break
       }
+      // The bundle's accepted transactions marked in one commit (idempotent: one mined meanwhile stays mined).
+      if (accepted.length > 0)
+        ledger.atomically(() => {
+          for (const record of accepted) ledger.transactions.markBroadcast(chainId, record.hash)
+        })
       return results
     })
 
@@ -306,13 +312,23 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         return { records, broadcast: broadcast(records) }
       })
     },
-    allowanceAfterPending(token, spender, onChain) {
-      return allowanceAfterPending(ledger.transactions.listUnresolvedTransactions(chainId, address), {
+    allowanceAfterPending(token, spender, onChain, atBlock) {
+      const unresolvedTxs = ledger.transactions.listUnresolvedTransactions(chainId, address)
+      const minedSince =
+        atBlock === undefined
+          ? []
+          : ledger.transactions
+              .listMinedTransactions(chainId, { fromBlock: atBlock + 1n })
+              .filter(
+                (tx) => tx.from.toLowerCase() === address.toLowerCase() && tx.receiptStatus === 'success',
+              )
+      return allowanceAfterPending([...unresolvedTxs, ...minedSince], {
         token,
         spender,
         onChain,
       })
     },
+    head: () => watcher?.head()?.number,
     check: runCheck,
     status() {
       return {
@@ -321,7 +337,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         state,
         recovery,
         nextNonce: next,
-        pending: ledger.transactions.listUnresolvedTransactions(chainId, address).length,
+        pending: ledger.transactions.countUnresolvedTransactions(chainId, address),
         ...counters,
       }
     },
@@ -331,9 +347,9 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         pollMs: settings.blockPollMs,
         window: settings.reorgWindow,
         listener: {
-          onBlock: async (block) => {
-            feeSource.newBlock(block)
-            await includeFromBlock(core, block)
+          onBlocks: async (blocks) => {
+            feeSource.newBlock(blocks.at(-1))
+            await includeFromBlocks(core, blocks)
           },
           onReorg: (event) => followReorg(core, event),
           onError: (error) =>

@@ -14,22 +14,33 @@ import type { ManagerCore } from './managerCore.js'
 import type { InclusionBlock } from './types.js'
 
 /**
- * The receipts of our pending transactions in a new block, each committed with its consequences
- * (the handler's fill and execution end) in one ledger transaction.
+ * The receipts of our pending transactions in new blocks (read at once), committed in block order
+ * with their consequences (the handler's fill and execution end) in one ledger transaction; each
+ * transaction's part in a savepoint of its own, so one that cannot be recorded does not hold back
+ * the others.
  *
  * @example
- * await includeFromBlock(core, block)
+ * await includeFromBlocks(core, blocks)
  */
-export async function includeFromBlock(core: ManagerCore, block: WatchedBlock): Promise<void> {
-  if (block.transactions.length === 0) return
-  const inBlock = new Set(block.transactions.map((hash) => hash.toLowerCase()))
-  const ours = unresolved(core).filter((tx) => inBlock.has(tx.hash.toLowerCase()))
-  const receipts = await Promise.all(ours.map((tx) => receiptOf(core, tx.hash)))
-  for (const [index, tx] of ours.entries()) {
-    const receipt = receipts[index]
-    // The node may answer for the block before it serves the receipt: the next check finds it.
-    if (receipt && receipt.blockHash === block.hash) commitInclusion(core, tx, receipt, block)
-  }
+export async function includeFromBlocks(core: ManagerCore, blocks: readonly WatchedBlock[]): Promise<void> {
+  if (blocks.every((block) => block.transactions.length === 0)) return
+  const byHash = new Map(unresolved(core).map((tx) => [tx.hash.toLowerCase(), tx]))
+  const found: { tx: TransactionRecord; block: WatchedBlock }[] = []
+  for (const block of blocks)
+    for (const hash of block.transactions) {
+      const tx = byHash.get(hash.toLowerCase())
+      if (tx) found.push({ tx, block })
+    }
+  if (found.length === 0) return
+  const receipts = await Promise.all(found.map(({ tx }) => receiptOf(core, tx.hash)))
+  // The node may answer for the block before it serves the receipt: the next check finds it.
+  commitInclusions(
+    core,
+    found.flatMap(({ tx, block }, index) => {
+      const receipt = receipts[index]
+      return receipt && receipt.blockHash === block.hash ? [{ tx, receipt, block }] : []
+    }),
+  )
 }
 
 /**
@@ -42,25 +53,49 @@ export function commitInclusion(
   receipt: TransactionReceipt,
   block: InclusionBlock,
 ): boolean {
+  return commitInclusions(core, [{ tx, receipt, block }]) > 0
+}
+
+/** {@link commitInclusion} for several transactions, in one ledger transaction; returns how many were new. */
+function commitInclusions(
+  core: ManagerCore,
+  inclusions: readonly { tx: TransactionRecord; receipt: TransactionReceipt; block: InclusionBlock }[],
+): number {
   const { ledger, chainId } = core
-  failpoint('receipt-seen')
-  core.onReceipt(tx)
-  // An execute's inclusion is where its fill is written.
-  if (tx.kind === 'execute') failpoint('before-fill-commit')
-  const committed = ledger.atomically(() => {
-    const current = ledger.transactions.getTransaction(chainId, tx.hash)
-    if (!current || (current.status === 'mined' && current.blockHash === block.hash)) return undefined
-    const mined = ledger.transactions.markMined(chainId, tx.hash, {
-      blockNumber: block.number,
-      blockHash: block.hash,
-      status: receipt.status,
-    })
-    core.handler.included(mined, receipt, block)
-    return mined
-  })
-  if (!committed) return false
-  core.handler.settled?.(committed)
-  return true
+  if (inclusions.length === 0) return 0
+  for (const { tx } of inclusions) {
+    failpoint('receipt-seen')
+    core.onReceipt(tx)
+    // An execute's inclusion is where its fill is written.
+    if (tx.kind === 'execute') failpoint('before-fill-commit')
+  }
+  const problems: string[] = []
+  const committed = ledger.atomically(() =>
+    inclusions.flatMap(({ tx, receipt, block }) => {
+      try {
+        return ledger.atomically(() => {
+          const current = ledger.transactions.getTransaction(chainId, tx.hash)
+          if (!current || (current.status === 'mined' && current.blockHash === block.hash)) return []
+          const mined = ledger.transactions.markMined(chainId, tx.hash, {
+            blockNumber: block.number,
+            blockHash: block.hash,
+            status: receipt.status,
+          })
+          core.handler.included(mined, receipt, block)
+          return [mined]
+        })
+      } catch (error) {
+        // A storage fault ends the whole commit; anything else is this transaction's alone.
+        if (ledger.storageFault) throw error
+        problems.push(`${tx.kind} ${tx.hash}: ${error instanceof Error ? error.message : String(error)}`)
+        return []
+      }
+    }),
+  )
+  for (const problem of problems)
+    core.emit({ kind: 'error', message: `chain ${chainId}: could not record the inclusion of ${problem}` })
+  for (const mined of committed) core.handler.settled?.(mined)
+  return committed.length
 }
 
 /**

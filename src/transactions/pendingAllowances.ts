@@ -52,8 +52,27 @@ function newestPerNonce(pending: readonly TransactionRecord[]): TransactionRecor
   return [...newest.values()]
 }
 
+/**
+ * Each transaction's effect, parsed once: a busy wallet asks for its allowance at every execution,
+ * over every transaction still pending. Bounded; the oldest entries go first.
+ */
+const parsedEffects = new Map<string, AllowanceEffect | undefined>()
+const parsedEffectsLimit = 4_096
+
 function effectOf(tx: TransactionRecord): AllowanceEffect | undefined {
   if (tx.kind !== 'approve' && tx.kind !== 'execute') return undefined
+  const key = `${tx.chainId}:${tx.hash}`
+  if (parsedEffects.has(key)) return parsedEffects.get(key)
+  const effect = parseEffect(tx)
+  parsedEffects.set(key, effect)
+  if (parsedEffects.size > parsedEffectsLimit) {
+    const oldest = parsedEffects.keys().next().value
+    if (oldest !== undefined) parsedEffects.delete(oldest)
+  }
+  return effect
+}
+
+function parseEffect(tx: TransactionRecord): AllowanceEffect | undefined {
   const parsed = parseTransaction(tx.raw)
   if (!parsed.to || !parsed.data) return undefined
   try {

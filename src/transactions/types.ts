@@ -150,8 +150,19 @@ export type TransactionManager = {
    * the rest of the bundle from being sent (they fail, and their nonces come back).
    */
   sendAll(build: () => readonly TransactionRequest[], options: SendOptions): Promise<SentTransactions>
-  /** What `owner`'s allowance of `token` to `spender` will be once our pending approvals and executes are mined. */
-  allowanceAfterPending(token: `0x${string}`, spender: `0x${string}`, onChain: bigint): bigint
+  /**
+   * What the wallet's allowance of `token` to `spender` will be once our pending approvals and
+   * executes are mined, from `onChain`. With `atBlock` (the block `onChain` was read at), our
+   * transactions mined after it count as pending too, so a read that raced a block is exact.
+   */
+  allowanceAfterPending(
+    token: `0x${string}`,
+    spender: `0x${string}`,
+    onChain: bigint,
+    atBlock?: bigint,
+  ): bigint
+  /** The last block the block watcher reported, if it reported one: a consistent block to read at. */
+  head(): bigint | undefined
   /** Checks pending transactions now (what the timer does every `checkMs`). */
   check(): Promise<void>
   status(): TransactionManagerStatus
