@@ -57,15 +57,25 @@ export function controlRoutes(parameters: {
             status: status.state === 'running' ? 'ok' : 'stopping',
             uptimeSeconds: Math.round((now - status.startedAt) / 1000),
             halted: killSwitch.halted ? killSwitch.reason : null,
-            chains: [...engine.chains.values()].map((chain) => {
-              // The wallet's transaction manager: recovering (no new intents) or ready, and what it did.
-              const { state, recovery, nextNonce, pending, gapsFilled, replacements, rebroadcasts, reorgs } =
-                chain.transactions.status()
-              return {
-                chainId: chain.chainId,
-                executor: chain.executorAddress,
-                asset: chain.asset.symbol,
-                wallet: {
+            chains: [...engine.chains.values()].map((chain) => ({
+              chainId: chain.chainId,
+              executor: chain.executorAddress,
+              asset: chain.asset.symbol,
+              // Each wallet's transaction manager: recovering (no new intents) or ready, and what it did.
+              wallets: chain.wallets.map((wallet) => {
+                const {
+                  address,
+                  state,
+                  recovery,
+                  nextNonce,
+                  pending,
+                  gapsFilled,
+                  replacements,
+                  rebroadcasts,
+                  reorgs,
+                } = wallet.transactions.status()
+                return {
+                  address,
                   state,
                   recovery,
                   nextNonce: nextNonce ?? null,
@@ -74,9 +84,9 @@ export function controlRoutes(parameters: {
                   replacements,
                   rebroadcasts,
                   reorgs,
-                },
-              }
-            }),
+                }
+              }),
+            })),
             executionsInFlight: ledger.executions.listUnfinishedExecutions().length,
             lastTick: status.lastTick
               ? {

@@ -7,7 +7,6 @@ import {
   isAddressEqual,
   type LocalAccount,
   type PublicClient,
-  type WalletClient,
 } from 'viem'
 import { getChains } from '../api/actions/getChains.js'
 import type { CallOptions, ServiceClient } from '../api/createServiceClient.js'
@@ -19,8 +18,10 @@ import { isTransportFailure } from '../chain/isTransportFailure.js'
 import { type ExecutorDomain, readExecutorDomain } from '../chain/readExecutorDomain.js'
 import { StockrouteError } from '../domain/errors.js'
 import { assetDecimalsOf } from '../domain/units.js'
+import { type ChainBlocks, createChainBlocks } from '../transactions/chainBlocks.js'
 import type { TransactionManager } from '../transactions/types.js'
 import { defaultTransactionManagerSettings, type TransactionManagerSettings } from '../transactions/types.js'
+import type { ChainWallet } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { EngineError } from './errors.js'
 import type { GuardChain } from './guardQuote.js'
@@ -37,29 +38,28 @@ export type EngineChainConfig = {
   defaultInclusionMs?: number | undefined
   /** The transaction manager's settings for this chain (confirmations, fee cap, stuck time…). */
   transactions?: Partial<TransactionManagerSettings> | undefined
+  /**
+   * The wallets that trade on this chain, each with its own nonces and transaction manager, for
+   * throughput beyond one nonce sequence. Default: the engine's one account.
+   */
+  accounts?: readonly LocalAccount[] | undefined
 }
 
-/** A chain ready to trade on: its clients, its pins as verified, its asset, its pipeline. */
+/** A chain ready to trade on: its clients, its pins as verified, its asset, its wallets. */
 export type ChainRuntime = GuardChain & {
   rpcUrl: string
   asset: { address: Address; decimals: number; symbol: string }
   publicClient: PublicClient<HttpTransport, Chain>
-  /** Never retries: a failed send surfaces at once with the signed transaction still in hand. */
-  walletClient: WalletClient<HttpTransport, Chain, LocalAccount>
-  account: LocalAccount
   /** Rolling broadcast-to-receipt estimate, replaced after each receipt. */
   inclusion: InclusionTimes
   /** When each execute was broadcast (Unix ms), until its inclusion is observed. */
   broadcastTimes: Map<Hex, number>
-  /**
-   * Executions in stage one or two at once (quote, guard, simulation, then the wallet's critical
-   * section): `pipelineDepth` of them; the wait for a receipt is outside.
-   */
-  pipeline: PQueue
   /** Each token's allowance storage layout, found once: simulations override the allowance with it. */
   allowanceLayouts: AllowanceLayouts
-  /** The only signer of this chain's wallet. */
-  transactions: TransactionManager
+  /** The chain's wallets (at least one), each with its own transaction manager and pipeline. */
+  wallets: readonly ChainWallet[]
+  /** The one block watcher of the chain, shared by its wallets' managers. */
+  blocks: ChainBlocks
   transactionSettings: TransactionManagerSettings
 }
 
@@ -79,8 +79,11 @@ export async function createChainRuntimes(
     service: ServiceClient
     account: LocalAccount
     chains: readonly EngineChainConfig[]
-    /** Builds the chain's transaction manager once its clients and pins are checked. */
-    createManager: (runtime: Omit<ChainRuntime, 'transactions'>) => TransactionManager
+    /** Builds a wallet's transaction manager once the chain's clients and pins are checked. */
+    createManager: (
+      runtime: Omit<ChainRuntime, 'wallets'>,
+      wallet: Pick<ChainWallet, 'account' | 'walletClient'>,
+    ) => TransactionManager
     /** Executions in stages one and two at once per chain (default 4). */
     pipelineDepth?: number | undefined
     /** Told each time a chain's RPC did not answer during setup and is tried again. */
@@ -140,7 +143,8 @@ export async function createChainRuntimes(
       throw fail(
         `the executor at ${config.rpcUrl} reports chain id ${executorDomain.chainId}: the RPC URL serves another chain.`,
       )
-    const runtime: Omit<ChainRuntime, 'transactions'> = {
+    const transactionSettings = { ...defaultTransactionManagerSettings, ...config.transactions }
+    const runtime: Omit<ChainRuntime, 'wallets'> = {
       chainId: config.chainId,
       rpcUrl: config.rpcUrl,
       executorAddress: config.executorAddress,
@@ -149,20 +153,34 @@ export async function createChainRuntimes(
       knownExecutors: [],
       asset: { address: assetAddress, decimals: assetDecimalsOf(decimals), symbol: info.defaultAsset },
       publicClient: clients.publicClient,
-      walletClient: clients.walletClient,
-      account,
       inclusion: createInclusionTimes({
         defaultMs: config.defaultInclusionMs ?? 4_000,
         maxAgeMs: 10 * 60_000,
       }),
       broadcastTimes: new Map(),
-      pipeline: new PQueue({ concurrency: parameters.pipelineDepth ?? 4 }),
       allowanceLayouts: createAllowanceLayouts(clients.publicClient),
-      transactionSettings: { ...defaultTransactionManagerSettings, ...config.transactions },
+      blocks: createChainBlocks({
+        client: clients.publicClient,
+        pollMs: transactionSettings.blockPollMs,
+        window: transactionSettings.reorgWindow,
+      }),
+      transactionSettings,
     }
-    const created = runtime as ChainRuntime
-    created.transactions = createManager(runtime)
-    return created
+    const accounts = config.accounts && config.accounts.length > 0 ? config.accounts : [account]
+    const wallets = accounts.map((walletAccount, index) => {
+      const walletClient =
+        index === 0 && walletAccount === account
+          ? clients.walletClient
+          : createChainClients({ chainId: config.chainId, rpcUrl: config.rpcUrl, account: walletAccount })
+              .walletClient
+      return {
+        account: walletAccount,
+        walletClient,
+        transactions: createManager(runtime, { account: walletAccount, walletClient }),
+        pipeline: new PQueue({ concurrency: parameters.pipelineDepth ?? 4 }),
+      }
+    })
+    return { ...runtime, wallets }
   }
 }
 

@@ -15,6 +15,7 @@ import {
   type EngineChainConfig,
   minimumValidity,
 } from './chainRuntime.js'
+import { pickWallet } from './chainWallet.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext, EngineHooks, EngineLogger, MarketPriceSource } from './context.js'
 import { EngineError } from './errors.js'
@@ -150,13 +151,14 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
           message: `chain ${chainId}: ${message}`,
         })
       },
-      createManager: (runtime) =>
+      createManager: (runtime, wallet) =>
         createTransactionManager({
           chainId: runtime.chainId,
           ledger,
-          account,
+          account: wallet.account,
           publicClient: runtime.publicClient,
-          walletClient: runtime.walletClient,
+          walletClient: wallet.walletClient,
+          blocks: runtime.blocks,
           settings: runtime.transactionSettings,
           handler: createSettlementHandler(context, () => chainOf(runtime.chainId), context.settlements),
           inclusionMs: () => estimateInclusionTime(chainOf(runtime.chainId).inclusion, context.now()),
@@ -185,7 +187,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
   const start = () => {
     if (started) return
     started = true
-    for (const chain of chains.values()) chain.transactions.start()
+    for (const chain of chains.values()) for (const wallet of chain.wallets) wallet.transactions.start()
   }
   const inFlight = new Map<number, Promise<ExecutionRecord>>()
   let closed = false
@@ -238,7 +240,9 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       return run.finally(() => recovering.delete(run))
     },
     transactionStatus() {
-      return [...chains.values()].map((chain) => chain.transactions.status())
+      return [...chains.values()].flatMap((chain) =>
+        chain.wallets.map((wallet) => wallet.transactions.status()),
+      )
     },
     async syncSettlements() {
       const counts = { fillsRecorded: 0, unattributedFills: 0 }
@@ -311,7 +315,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       const killSwitch = ledger.risk.killSwitch()
       const approvals = await planApprovals(
         chain.publicClient,
-        approvalParametersOf(chain, reply.quote, settings.approvalPolicy),
+        approvalParametersOf(chain, pickWallet(chain), reply.quote, settings.approvalPolicy),
         signal,
       )
       return {
@@ -334,8 +338,10 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     async close() {
       closed = true
       await Promise.allSettled([...inFlight.values(), ...recovering])
-      await Promise.all([...chains.values()].map((chain) => chain.pipeline.onIdle()))
-      await Promise.all([...chains.values()].map((chain) => chain.transactions.stop()))
+      const wallets = [...chains.values()].flatMap((chain) => chain.wallets)
+      await Promise.all(wallets.map((wallet) => wallet.pipeline.onIdle()))
+      await Promise.all(wallets.map((wallet) => wallet.transactions.stop()))
+      await Promise.all([...chains.values()].map((chain) => chain.blocks.stop()))
     },
   }
   return engine

@@ -8,6 +8,8 @@ export type EngineErrorCode =
   | 'INVALID_INTENT'
   /** The chain of an intent is not configured. */
   | 'UNKNOWN_CHAIN'
+  /** A wallet that is not (or no longer) configured on the chain. */
+  | 'UNKNOWN_WALLET'
   /** The engine was closed. */
   | 'ENGINE_CLOSED'
   /** No execution with that id in this ledger. */

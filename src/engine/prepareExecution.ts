@@ -9,6 +9,7 @@ import { simulateExecute } from '../chain/simulateExecute.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import { toNotional } from '../store/risk.js'
 import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
+import type { ChainWallet } from './chainWallet.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
@@ -52,12 +53,13 @@ export type PrepareOutcome = { ok: true; prepared: PreparedExecution } | { ok: f
  * for a re-quote while attempts remain.
  *
  * @example
- * const outcome = await prepareExecution(context, chain, { execution, intent, instrument, attempt: 1, signal })
- * if (outcome.ok) await submitPrepared(context, chain, outcome.prepared, { signal })
+ * const outcome = await prepareExecution(context, chain, wallet, { execution, intent, instrument, attempt: 1, signal })
+ * if (outcome.ok) await submitPrepared(context, chain, wallet, outcome.prepared, { attempt: 1, signal })
  */
 export async function prepareExecution(
   context: EngineContext,
   chain: ChainRuntime,
+  wallet: ChainWallet,
   parameters: {
     /** In state `quoting`. */
     execution: ExecutionRecord
@@ -69,12 +71,12 @@ export async function prepareExecution(
 ): Promise<PrepareOutcome> {
   const { ledger, settings } = context
   const { intent, instrument, attempt, signal } = parameters
-  const owner = chain.account.address
+  const owner = wallet.account.address
   const spender = chain.executorAddress
   const token = intent.side === 'buy' ? chain.asset.address : instrument.tokenAddress
   // The allowance is read at the block watcher's head, so that which of our transactions it
   // includes is known exactly (those mined after it still count as pending).
-  const atBlock = chain.transactions.head()
+  const atBlock = wallet.transactions.head()
   const [reply, marketPrice, onChain] = await Promise.all([
     requestQuote(context, chain, intent, instrument, signal),
     context.marketPrice(instrument, { signal }),
@@ -149,7 +151,7 @@ export async function prepareExecution(
     functionName: 'execute',
     args: [struct, reply.signature],
   })
-  const afterPending = chain.transactions.allowanceAfterPending(token, spender, onChain, atBlock)
+  const afterPending = wallet.transactions.allowanceAfterPending(token, spender, onChain, atBlock)
   const needsApproval = afterPending < allowance.needed
   const prepared = { execution, reply, data, allowance }
   if (!settings.simulate)
@@ -185,7 +187,7 @@ export async function prepareExecution(
       signature: reply.signature,
       taker: owner,
       // Our pending executes spend balances the latest block still shows.
-      blockTag: chain.transactions.status().pending > 0 ? 'pending' : 'latest',
+      blockTag: wallet.transactions.status().pending > 0 ? 'pending' : 'latest',
       allowance: layout
         ? { token, slot: allowanceSlotOf(layout, owner, spender), amount: willHave }
         : undefined,
@@ -199,7 +201,7 @@ export async function prepareExecution(
     // new quote plans again from what has landed by then.
     if (
       result.errorName === 'ERC20InsufficientAllowance' &&
-      chain.transactions.status().pending > 0 &&
+      wallet.transactions.status().pending > 0 &&
       attempt < settings.maxQuoteAttempts
     )
       return {

@@ -1,5 +1,6 @@
 import type { GetRouterQuoteParameters, RouterQuote } from '../api/actions/getRouterQuote.js'
 import type { ChainRuntime } from './chainRuntime.js'
+import type { ChainWallet } from './chainWallet.js'
 import type { CheckedIntent } from './intent.js'
 import type { PlanApprovalsParameters } from './planApprovals.js'
 import type { Instrument } from './resolveInstrument.js'
@@ -34,21 +35,22 @@ export function routerQuoteParametersOf(
  * pinned executor, `amount_in_used` of it.
  *
  * @example
- * await planApprovals(chain.publicClient, approvalParametersOf(chain, reply.quote, settings.approvalPolicy))
+ * await planApprovals(chain.publicClient, approvalParametersOf(chain, wallet, reply.quote, settings.approvalPolicy))
  */
 export function approvalParametersOf(
   chain: ChainRuntime,
+  wallet: ChainWallet,
   quote: RouterQuote,
   policy: ApprovalPolicy,
 ): PlanApprovalsParameters {
   const token = quote.isBuy ? quote.assetToken : quote.stockToken
   return {
     token,
-    owner: chain.account.address,
+    owner: wallet.account.address,
     spender: chain.executorAddress,
     needed: quote.amountInUsed,
     policy,
     afterPending: (onChain) =>
-      chain.transactions.allowanceAfterPending(token, chain.executorAddress, onChain),
+      wallet.transactions.allowanceAfterPending(token, chain.executorAddress, onChain),
   }
 }

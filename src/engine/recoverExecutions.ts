@@ -1,9 +1,9 @@
-import { isAddressEqual } from 'viem'
 import { getBlock, getBlockNumber } from 'viem/actions'
 import { readSettlementLogs } from '../chain/settlementEvents.js'
 import { type ExecutionState, isTerminalExecutionState } from '../store/executions.js'
 import { awaitSettlement } from './awaitSettlement.js'
 import type { ChainRuntime } from './chainRuntime.js'
+import { findWallet } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { runExecution } from './runExecution.js'
 import { revokeLeftOpenAllowances } from './settlement.js'
@@ -49,7 +49,7 @@ export async function recoverExecutions(
     [...chains.values()].map(async (chain) => {
       // Read before the wallet's recovery, which may itself settle a submitted execution.
       const unfinished = context.ledger.executions.listUnfinishedExecutions({ chainId: chain.chainId })
-      await chain.transactions.ready(options.signal)
+      await Promise.all(chain.wallets.map((wallet) => wallet.transactions.ready(options.signal)))
       await recordFillsSinceCheckpoint(context, chain, report)
       await revokeLeftOpenAllowances(context, chain)
       await Promise.all(
@@ -107,7 +107,7 @@ export async function recordFillsSinceCheckpoint(
     fromBlock: checkpoint + 1n,
     toBlock: final,
   })
-  const ours = logs.filter((fill) => isAddressEqual(fill.taker, chain.account.address))
+  const ours = logs.filter((fill) => findWallet(chain, fill.taker) !== undefined)
   const blockTimes = new Map<bigint, bigint>()
   for (const fill of ours) {
     const execution = ledger.executions.getExecutionByQuoteId(fill.quoteId)

@@ -3,6 +3,7 @@ import { toPrice } from '../domain/units.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import { awaitSettlement } from './awaitSettlement.js'
 import type { ChainRuntime } from './chainRuntime.js'
+import { type ChainWallet, pickWallet, walletOf } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
 import { type CheckedIntent, checkIntent, type SwapIntent } from './intent.js'
@@ -39,17 +40,23 @@ export async function runExecution(
       signal ? { signal } : {},
     )
     const intent = checkIntent(intentOf(execution), instrument, chain.asset.decimals)
+    const wallet = walletForExecution(context, chain, execution)
     // A wallet under recovery takes no new transaction until its nonces are sound.
-    await chain.transactions.ready(signal)
+    await wallet.transactions.ready(signal)
     // Stage one runs concurrently, a few executions deep per chain: deep enough to keep the wallet
     // busy, shallow enough that no quote ages waiting for the critical section.
-    const submitted = await chain.pipeline.add(async () => {
+    const submitted = await wallet.pipeline.add(async () => {
       // An RPC or service call that got no answer before the execute was signed is tried again
       // with a fresh quote, a few times, rather than failing the trade.
       for (let round = 1; ; round++) {
         const current = context.ledger.executions.getExecution(execution.id) ?? execution
         try {
-          return await quoteAndSubmit(context, chain, { execution: current, intent, instrument, signal })
+          return await quoteAndSubmit(context, chain, wallet, {
+            execution: current,
+            intent,
+            instrument,
+            signal,
+          })
         } catch (error) {
           const latest = context.ledger.executions.getExecution(execution.id)
           const unsigned =
@@ -90,6 +97,19 @@ export async function runExecution(
   }
 }
 
+/**
+ * The wallet an execution runs on: the one that signed its transactions already (an approval sent
+ * before a restart), else the chain's least busy one.
+ */
+function walletForExecution(
+  context: EngineContext,
+  chain: ChainRuntime,
+  execution: ExecutionRecord,
+): ChainWallet {
+  const [signed] = context.ledger.transactions.listTransactionsForExecution(execution.id)
+  return signed ? walletOf(chain, signed.from) : pickWallet(chain)
+}
+
 /** Rounds of quote-to-signature an execution gets when calls go unanswered. */
 const transportRetries = 3
 
@@ -114,6 +134,7 @@ export function intentOf(execution: ExecutionRecord): SwapIntent {
 async function quoteAndSubmit(
   context: EngineContext,
   chain: ChainRuntime,
+  wallet: ChainWallet,
   parameters: {
     execution: ExecutionRecord
     intent: CheckedIntent
@@ -130,9 +151,15 @@ async function quoteAndSubmit(
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted()
     execution = moveExecution(context, execution, 'quoting', why)
-    const outcome = await prepareExecution(context, chain, { execution, intent, instrument, attempt, signal })
+    const outcome = await prepareExecution(context, chain, wallet, {
+      execution,
+      intent,
+      instrument,
+      attempt,
+      signal,
+    })
     const submitted = outcome.ok
-      ? await submitPrepared(context, chain, outcome.prepared, { attempt, signal })
+      ? await submitPrepared(context, chain, wallet, outcome.prepared, { attempt, signal })
       : outcome
     if (submitted.ok) return submitted.execution
     execution = context.ledger.executions.getExecution(execution.id) ?? execution

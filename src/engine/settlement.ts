@@ -14,6 +14,7 @@ import { type ExecutionRecord, type ExecutionState, isTerminalExecutionState } f
 import type { TransactionRecord } from '../store/transactions.js'
 import type { InclusionBlock, TransactionOutcomeHandler } from '../transactions/types.js'
 import type { ChainRuntime } from './chainRuntime.js'
+import { findWallet, walletOf } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { announceTransition } from './moveExecution.js'
 import { fillOf, readStoredQuote } from './storedQuote.js'
@@ -86,7 +87,7 @@ export function createSettlementHandler(
       const fills =
         tx.kind === 'execute'
           ? fillsFromReceipt(receipt, { chainId: chain.chainId, executors: [chain.executorAddress] }).filter(
-              (fill) => fill.quoteId === quote.quoteId && isAddressEqual(fill.taker, chain.account.address),
+              (fill) => fill.quoteId === quote.quoteId && isAddressEqual(fill.taker, tx.from),
             )
           : []
       for (const fill of fills) ledger.fills.recordFill(fillOf(fill, execution, quote, block.timestamp))
@@ -184,7 +185,12 @@ export function recordOpenAllowancesOf(
 export async function revokeLeftOpenAllowances(context: EngineContext, chain: ChainRuntime): Promise<void> {
   if (context.settings.openAllowances !== 'revoke') return
   for (const allowance of context.ledger.allowances.listOpenAllowances({ chainId: chain.chainId })) {
-    if (chain.transactions.allowanceAfterPending(allowance.token, allowance.spender, allowance.amount) === 0n)
+    const wallet = findWallet(chain, allowance.owner)
+    // A wallet no longer configured: its allowance stays recorded as open for the operator.
+    if (!wallet) continue
+    if (
+      wallet.transactions.allowanceAfterPending(allowance.token, allowance.spender, allowance.amount) === 0n
+    )
       continue
     await revokeOpenAllowance(context, chain, allowance)
   }
@@ -197,7 +203,7 @@ async function revokeOpenAllowance(
   allowance: OpenAllowanceRecord,
 ) {
   try {
-    await chain.transactions.send(
+    await walletOf(chain, allowance.owner).transactions.send(
       {
         kind: 'approve',
         to: allowance.token,
@@ -281,7 +287,7 @@ function recordOpenAllowance(
   if (!call || call.amount === 0n) return undefined
   const { allowance, created } = ledger.allowances.recordOpenAllowance({
     chainId: chain.chainId,
-    owner: chain.account.address,
+    owner: approval.from,
     token: call.token,
     spender: call.spender,
     amount: call.amount,

@@ -5,6 +5,7 @@ import {
   simulateExecute,
 } from '../chain/simulateExecute.js'
 import type { ChainRuntime } from './chainRuntime.js'
+import type { ChainWallet } from './chainWallet.js'
 
 /** How often the head is read while waiting for our pending transactions to land, ms. */
 const headPollMs = 100
@@ -17,10 +18,11 @@ const headPollMs = 100
  * sent again), so the allowance the plan counts on may only be visible a block later.
  *
  * @example
- * const result = await simulateAfterPending(chain, parameters, { canWait: () => validityLeft() > needed, signal })
+ * const result = await simulateAfterPending(chain, wallet, parameters, { canWait: () => validityLeft() > needed, signal })
  */
 export async function simulateAfterPending(
   chain: ChainRuntime,
+  wallet: Pick<ChainWallet, 'transactions'>,
   parameters: SimulateExecuteParameters,
   options: { canWait: () => boolean; signal?: AbortSignal | undefined },
 ): Promise<SimulateExecuteReturnType> {
@@ -28,7 +30,7 @@ export async function simulateAfterPending(
   for (;;) {
     const result = await simulateExecute(chain.publicClient, parameters, { signal })
     if (result.ok || result.errorName !== 'ERC20InsufficientAllowance') return result
-    if (chain.transactions.status().pending === 0 || !options.canWait()) return result
+    if (wallet.transactions.status().pending === 0 || !options.canWait()) return result
     const head = await getBlockNumber(chain.publicClient, { cacheTime: 0 })
     while ((await getBlockNumber(chain.publicClient, { cacheTime: 0 })) === head) {
       signal?.throwIfAborted()

@@ -3,6 +3,7 @@ import { toSignedQuoteStruct } from '../api/quoteStruct.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import type { TransactionRequest } from '../transactions/types.js'
 import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
+import type { ChainWallet } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
 import { announceTransition, moveExecution } from './moveExecution.js'
@@ -22,11 +23,12 @@ export type SubmitOutcome = { ok: true; execution: ExecutionRecord } | { ok: fal
  * block watcher. A quote that aged out meanwhile is never signed: a re-quote is asked for.
  *
  * @example
- * const outcome = await submitPrepared(context, chain, prepared, { attempt, signal })
+ * const outcome = await submitPrepared(context, chain, wallet, prepared, { attempt, signal })
  */
 export async function submitPrepared(
   context: EngineContext,
   chain: ChainRuntime,
+  wallet: ChainWallet,
   prepared: PreparedExecution,
   options: { attempt: number; signal: AbortSignal | undefined },
 ): Promise<SubmitOutcome> {
@@ -34,7 +36,7 @@ export async function submitPrepared(
   const { reply, allowance, data } = prepared
   let { execution, gas, simulation } = prepared
   if (prepared.approveFirst) {
-    const approved = await approveThenSimulate(context, chain, prepared, options)
+    const approved = await approveThenSimulate(context, chain, wallet, prepared, options)
     if (!approved.ok) return approved
     ;({ execution, gas, simulation } = approved)
   }
@@ -43,11 +45,11 @@ export async function submitPrepared(
   let submitted: ExecutionRecord | undefined
   const execute: TransactionRequest = { kind: 'execute', to: chain.executorAddress, data, gas }
   try {
-    const { records, broadcast } = await chain.transactions.sendAll(
+    const { records, broadcast } = await wallet.transactions.sendAll(
       () => {
         plan = planFromReading(
           allowance,
-          chain.transactions.allowanceAfterPending(
+          wallet.transactions.allowanceAfterPending(
             allowance.token,
             allowance.spender,
             allowance.onChain,
@@ -111,6 +113,7 @@ export async function submitPrepared(
 async function approveThenSimulate(
   context: EngineContext,
   chain: ChainRuntime,
+  wallet: ChainWallet,
   prepared: PreparedExecution,
   options: { attempt: number; signal: AbortSignal | undefined },
 ): Promise<
@@ -131,11 +134,11 @@ async function approveThenSimulate(
     'approving',
     `approving ${allowance.target} of ${allowance.token} to ${allowance.spender} (allowance ${allowance.onChain}, needed ${allowance.needed})`,
   )
-  const { records, broadcast } = await chain.transactions.sendAll(
+  const { records, broadcast } = await wallet.transactions.sendAll(
     () =>
       planFromReading(
         allowance,
-        chain.transactions.allowanceAfterPending(
+        wallet.transactions.allowanceAfterPending(
           allowance.token,
           allowance.spender,
           allowance.onChain,
@@ -149,11 +152,12 @@ async function approveThenSimulate(
     throw new ExecutionStop('failed', `the node refused approval ${records[0]?.hash}: ${refused.error}`)
   const result = await simulateAfterPending(
     chain,
+    wallet,
     {
       executor: chain.executorAddress,
       quote: toSignedQuoteStruct(reply.quote),
       signature: reply.signature,
-      taker: chain.account.address,
+      taker: wallet.account.address,
       blockTag: 'pending',
     },
     {

@@ -2,8 +2,8 @@ import PQueue from 'p-queue'
 import { type Hex, keccak256, type LocalAccount, type PublicClient, type WalletClient } from 'viem'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
-import { type BlockWatcher, startBlockWatcher } from './blockWatcher.js'
 import { broadcastRaw } from './broadcastRaw.js'
+import { type ChainBlocks, createChainBlocks } from './chainBlocks.js'
 import { TransactionManagerError } from './errors.js'
 import { failpoint } from './failpoints.js'
 import { createFeeSource } from './fees.js'
@@ -37,6 +37,11 @@ export type CreateTransactionManagerParameters = {
   dryRun?: boolean | undefined
   now?: (() => number) | undefined
   onEvent?: ((event: TransactionManagerEvent) => void) | undefined
+  /**
+   * The chain's block watcher, shared with the other wallets' managers of the chain; default: one
+   * of its own, stopped with the manager.
+   */
+  blocks?: ChainBlocks | undefined
   /** Observers of each step (signed, broadcast, receipt), synchronous, for metrics and crash tests. */
   onStep?: ((step: { step: 'signed' | 'broadcast' | 'receipt'; tx: TransactionRecord }) => void) | undefined
 }
@@ -72,7 +77,11 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
   let recovery = 'not started'
   let next: number | undefined
   let critical: Promise<unknown> = Promise.resolve()
-  let watcher: BlockWatcher | undefined
+  const ownBlocks = parameters.blocks === undefined
+  const blocks =
+    parameters.blocks ??
+    createChainBlocks({ client: publicClient, pollMs: settings.blockPollMs, window: settings.reorgWindow })
+  let unsubscribe: (() => void) | undefined
   let checkTimer: NodeJS.Timeout | undefined
   let checking: Promise<void> | undefined
   let recovering: Promise<void> | undefined
@@ -154,7 +163,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       lastSentAt.set(record.hash, atMs)
       // A chain that mines at once (automine, fast L2s) has the block in a moment: look for it
       // now and often for a while rather than at the next tick.
-      watcher?.hurry(hurryAfterSendMs)
+      blocks.hurry(hurryAfterSendMs)
       return { status: 'broadcast', atMs }
     }
     if (sent.outcome === 'refused' || (sent.outcome === 'underpriced' && record.replacesId !== null))
@@ -211,7 +220,6 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     signAndStore,
     broadcast,
     lastSentAt,
-    watcher: () => watcher,
   }
 
   const core: ManagerCore = {
@@ -328,7 +336,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         onChain,
       })
     },
-    head: () => watcher?.head()?.number,
+    head: () => blocks.head()?.number,
     check: runCheck,
     status() {
       return {
@@ -342,19 +350,14 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       }
     },
     start() {
-      watcher = startBlockWatcher({
-        client: publicClient,
-        pollMs: settings.blockPollMs,
-        window: settings.reorgWindow,
-        listener: {
-          onBlocks: async (blocks) => {
-            feeSource.newBlock(blocks.at(-1))
-            await includeFromBlocks(core, blocks)
-          },
-          onReorg: (event) => followReorg(core, event),
-          onError: (error) =>
-            emit({ kind: 'error', message: `chain ${chainId}: block watcher: ${messageOf(error)}` }),
+      unsubscribe = blocks.subscribe({
+        onBlocks: async (watched) => {
+          feeSource.newBlock(watched.at(-1))
+          await includeFromBlocks(core, watched)
         },
+        onReorg: (event) => followReorg(core, event),
+        onError: (error) =>
+          emit({ kind: 'error', message: `chain ${chainId}: block watcher: ${messageOf(error)}` }),
       })
       recovering = recoverWallet(core, (step) => {
         recovery = step
@@ -371,7 +374,8 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       state = 'stopped'
       stopper.abort(new Error('the transaction manager is stopping'))
       clearTimeout(checkTimer)
-      await watcher?.stop()
+      unsubscribe?.()
+      if (ownBlocks) await blocks.stop()
       await Promise.allSettled([checking, recovering, critical])
       await broadcasts.onIdle()
     },

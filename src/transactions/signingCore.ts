@@ -1,7 +1,6 @@
 import type { Hex, LocalAccount, WalletClient } from 'viem'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
-import type { BlockWatcher } from './blockWatcher.js'
 import type { FeeSource, Fees } from './fees.js'
 import type {
   BroadcastResult,
@@ -46,5 +45,4 @@ export type SigningCore = {
   /** Queues `records` for the node, in order, after everything queued before. */
   broadcast: (records: readonly TransactionRecord[]) => Promise<BroadcastResult[]>
   lastSentAt: Map<Hex, number>
-  watcher: () => BlockWatcher | undefined
 }

@@ -383,7 +383,7 @@ describe('recovery of the nonces', () => {
     previous.close()
 
     const { engine, ledger } = await startEngine({ privateKey, ledgerPath })
-    await engine.chains.get(chain.chainId)?.transactions.ready()
+    await engine.chains.get(chain.chainId)?.wallets[0]?.transactions.ready()
     const gapFill = await until('the gap filled and mined', () =>
       ledger.transactions
         .listTransactionsAtNonce(chain.chainId, account.address, 0)
@@ -438,7 +438,7 @@ describe('recovery of the nonces', () => {
     await wallet.publicClient.waitForTransactionReceipt({ hash: foreign })
 
     const { engine, ledger } = await startEngine({ privateKey, ledgerPath })
-    await engine.chains.get(chain.chainId)?.transactions.ready()
+    await engine.chains.get(chain.chainId)?.wallets[0]?.transactions.ready()
     const ours = ledger.transactions.getTransaction(chain.chainId, keccak256(raw))
     expect(ours?.status).toBe('dropped')
     expect(ours?.error).toContain(foreign)
