@@ -55,6 +55,13 @@ export function createDaemonMetrics(): DaemonMetrics {
     buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8],
     registers: [registry],
   })
+  const quoteToPrepared = new Histogram({
+    name: 'stockroute_quote_to_prepared_seconds',
+    help: 'From the router quote received to the end of stage one (guard and simulation done), before the wallet critical section',
+    labelNames: ['chain'] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  })
   const drops = new Counter({
     name: 'stockroute_expired_quote_drops_total',
     help: 'Quotes dropped for a new one: too little validity left, expired',
@@ -98,6 +105,7 @@ export function createDaemonMetrics(): DaemonMetrics {
     }),
   }
   const quotedAt = new Map<number, number>()
+  const chainOfExecution = new Map<number, string>()
 
   return {
     registry,
@@ -107,12 +115,14 @@ export function createDaemonMetrics(): DaemonMetrics {
         if (event.to === 'quoted') {
           quotes.inc({ chain })
           quotedAt.set(execution.id, event.atMs)
+          chainOfExecution.set(execution.id, chain)
         }
         if (event.to === 'quoting' && (event.from === 'quoted' || event.from === 'approving'))
           drops.inc({ chain })
         if (terminal.includes(event.to)) {
           executions.inc({ chain, outcome: event.to })
           quotedAt.delete(execution.id)
+          chainOfExecution.delete(execution.id)
         }
       },
       onStep(step) {
@@ -120,6 +130,12 @@ export function createDaemonMetrics(): DaemonMetrics {
         const at = quotedAt.get(step.executionId)
         if (at !== undefined)
           quoteToBroadcast.observe({ chain: String(step.chainId) }, (Date.now() - at) / 1000)
+      },
+      onStage(event) {
+        const at = quotedAt.get(event.executionId)
+        const chain = chainOfExecution.get(event.executionId)
+        if (at !== undefined && chain !== undefined)
+          quoteToPrepared.observe({ chain }, (Date.now() - at) / 1000)
       },
     },
     recordTransactionEvent(chainId, event) {

@@ -115,6 +115,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
         activity?.hooks.onTransition(event, execution)
       },
       onStep: (step) => metrics.hooks.onStep(step),
+      onStage: (event) => metrics.hooks.onStage(event),
     }
     const engine = await createEngine({
       ledger,

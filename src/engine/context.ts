@@ -39,6 +39,11 @@ export type EngineHooks = {
   /** After each state change of an execution, once it is committed. */
   onTransition?: ((event: ExecutionEvent, execution: ExecutionRecord) => void) | undefined
   onStep?: ((step: TransactionStep) => void) | undefined
+  /**
+   * An execution finished a stage of the pipeline: `prepared` when its quote is guarded and its
+   * execute simulated, right before it asks for the wallet's critical section.
+   */
+  onStage?: ((event: { stage: 'prepared'; executionId: number; quoteId: string }) => void) | undefined
 }
 
 /** Every hook of {@link EngineHooks}, present. */

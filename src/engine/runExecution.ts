@@ -158,6 +158,12 @@ async function quoteAndSubmit(
       attempt,
       signal,
     })
+    if (outcome.ok)
+      context.hooks.onStage?.({
+        stage: 'prepared',
+        executionId: execution.id,
+        quoteId: outcome.prepared.reply.quote.quoteId,
+      })
     const submitted = outcome.ok
       ? await submitPrepared(context, chain, wallet, outcome.prepared, { attempt, signal })
       : outcome

@@ -54,6 +54,8 @@ export type TestEngineOptions = {
   ledgerPath: string
   settings?: Partial<EngineSettings>
   hooks?: EngineHooks
+  /** The engine's clock (Unix ms); default `Date.now`. */
+  now?: () => number
 }
 
 /**
@@ -78,6 +80,7 @@ export async function createTestEngine(service: SandboxService, options: TestEng
     chains: engineChainsOf(),
     settings: { ...testEngineSettings, ...options.settings },
     hooks: options.hooks,
+    now: options.now,
   })
   await engine.recover()
   return {

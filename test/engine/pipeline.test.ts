@@ -1,0 +1,198 @@
+import { decodeFunctionData, type Hex, parseTransaction } from 'viem'
+import { getTransactionCount } from 'viem/actions'
+import { describe, expect, it } from 'vitest'
+import { executorAbi } from '../../src/chain/abis.js'
+import type { SwapIntent } from '../../src/engine/index.js'
+import { openLedger, type TransactionRecord } from '../../src/store/index.js'
+import { createTestEngine, engineLedgers } from '../helpers/engine.js'
+import { chainWithRouter, clientsFor } from '../helpers/localChains.js'
+import { useSandboxService } from '../helpers/sandboxService.js'
+
+// The pipeline's promises: executions prepared concurrently still sign in one nonce order with
+// each approval right before its execute; the kill switch is read again between stage one and the
+// signatures; a quote that aged while stage one ran is never signed.
+
+const service = useSandboxService()
+const ledgers = engineLedgers()
+
+const buy = (chainId: number, intentId: string): SwapIntent => ({
+  intentId,
+  chainId,
+  ticker: 'AAPL',
+  exchange: 0,
+  side: 'buy',
+  amountIn: '300',
+})
+
+/** The quote id an execute transaction carries. */
+function quoteIdOf(tx: Pick<TransactionRecord, 'raw'>): Hex | undefined {
+  const { data } = parseTransaction(tx.raw)
+  if (!data) return undefined
+  const call = decodeFunctionData({ abi: executorAbi, data })
+  return (call.args?.[0] as { quoteId: Hex } | undefined)?.quoteId
+}
+
+describe('pipeline', () => {
+  it('signs concurrent executions in one nonce order, each approval right before its execute, broadcast in that order', async () => {
+    const chain = chainWithRouter()
+    const broadcastNonces: number[] = []
+    const test = await createTestEngine(service(), {
+      ledgerPath: ledgers.path(),
+      funding: { asset: '20000' },
+      settings: { pipelineDepth: 6 },
+      hooks: { onStep: (step) => step.step === 'broadcast' && broadcastNonces.push(step.nonce) },
+    })
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 24 }, (_, i) => test.engine.execute(buy(chain.chainId, `order-${i}`))),
+      )
+      for (const outcome of outcomes)
+        expect(outcome.execution.state, outcome.execution.reason).toBe('confirmed')
+      const all = outcomes.flatMap((outcome) => outcome.transactions)
+      // One nonce sequence, no hole, no duplicate, all on chain.
+      expect(all.map((tx) => tx.nonce).sort((a, b) => a - b)).toEqual(all.map((_, i) => i))
+      const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+      expect(await getTransactionCount(publicClient, { address: test.account.address })).toBe(all.length)
+      for (const outcome of outcomes) {
+        const kinds = outcome.transactions.map((tx) => [
+          tx.kind,
+          tx.nonce - (outcome.transactions[0]?.nonce ?? 0),
+        ])
+        // Exact approvals: every buy approves; approval and execute are consecutive nonces.
+        expect(kinds).toEqual([
+          ['approve', 0],
+          ['execute', 1],
+        ])
+      }
+      // Handed to the node in nonce order.
+      expect(broadcastNonces).toEqual([...broadcastNonces].sort((a, b) => a - b))
+      expect(broadcastNonces).toHaveLength(all.length)
+    } finally {
+      await test.close()
+    }
+  })
+
+  it('honours the kill switch set between stage one and the signatures: nothing signed, nonce untouched', async () => {
+    const chain = chainWithRouter()
+    const path = ledgers.path()
+    let halt = () => {}
+    const prepared: number[] = []
+    const test = await createTestEngine(service(), {
+      ledgerPath: path,
+      funding: { asset: '5000' },
+      hooks: {
+        onStage: (event) => {
+          prepared.push(event.executionId)
+          halt()
+        },
+      },
+    })
+    const operator = openLedger({ path, owner: false })
+    halt = () => operator.risk.halt('operator: halt between the stages')
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 3 }, (_, i) => test.engine.execute(buy(chain.chainId, `halt-${i}`))),
+      )
+      // Each execution reached the end of stage one; none signed anything.
+      expect(prepared.length).toBeGreaterThanOrEqual(1)
+      for (const outcome of outcomes) {
+        expect(outcome.execution.state).toBe('rejected')
+        expect(outcome.execution.reason).toMatch(
+          /^kill switch: trading is halted \(operator: halt between the stages\); nothing was signed/,
+        )
+        expect(outcome.transactions).toEqual([])
+      }
+      const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+      expect(await getTransactionCount(publicClient, { address: test.account.address })).toBe(0)
+      expect(test.ledger.nonces.peekNextNonce(chain.chainId, test.account.address)).toBeUndefined()
+    } finally {
+      halt = () => {}
+      operator.close()
+      test.ledger.risk.resume('test over')
+      await test.close()
+    }
+  })
+
+  it('never signs a quote that aged out during stage one: it re-quotes, and signs only the fresh quote', async () => {
+    const chain = chainWithRouter()
+    let offsetMs = 0
+    const aged: string[] = []
+    const test = await createTestEngine(service(), {
+      ledgerPath: ledgers.path(),
+      funding: { asset: '5000' },
+      now: () => Date.now() + offsetMs,
+      hooks: {
+        // Each quote is asked for at the real time.
+        onTransition: (event) => {
+          if (event.to === 'quoting') offsetMs = 0
+        },
+        onStage: (event) => {
+          // The first quote's stage one "took" 9.5 s: less validity is left than the minimum.
+          if (aged.length > 0) return
+          aged.push(event.quoteId)
+          offsetMs = 9_500
+        },
+      },
+    })
+    try {
+      const outcome = await test.engine.execute(buy(chain.chainId, 'aged'))
+      expect(outcome.execution.state, outcome.execution.reason).toBe('confirmed')
+      const events = test.ledger.executions.listExecutionEvents(outcome.execution.id)
+      expect(events.map((event) => event.to)).toEqual([
+        'intent',
+        'quoting',
+        'quoted',
+        'quoting',
+        'quoted',
+        'submitted',
+        'confirmed',
+      ])
+      expect(events[3]?.reason).toMatch(
+        new RegExp(
+          `^quote ${aged[0]} dropped: \\d+ ms of validity left before signing the execute, \\d+ ms required; re-quoting, attempt 2 of \\d+$`,
+        ),
+      )
+      const executes = outcome.transactions.filter((tx) => tx.kind === 'execute')
+      expect(executes).toHaveLength(1)
+      expect(executes.map(quoteIdOf)).not.toContain(aged[0])
+      expect(quoteIdOf(executes[0] as TransactionRecord)).toBe(outcome.execution.quoteId)
+      // Nothing was signed for the aged quote: the fresh one's approval and execute are nonces 0 and 1.
+      expect(outcome.transactions.map((tx) => [tx.kind, tx.nonce])).toEqual([
+        ['approve', 0],
+        ['execute', 1],
+      ])
+    } finally {
+      await test.close()
+    }
+  })
+
+  it('expires, with nothing signed, when every quote ages out during stage one', async () => {
+    const chain = chainWithRouter()
+    let offsetMs = 0
+    const test = await createTestEngine(service(), {
+      ledgerPath: ledgers.path(),
+      funding: { asset: '5000' },
+      settings: { maxQuoteAttempts: 2 },
+      now: () => Date.now() + offsetMs,
+      hooks: {
+        onTransition: (event) => {
+          if (event.to === 'quoting') offsetMs = 0
+        },
+        onStage: () => {
+          offsetMs = 9_500
+        },
+      },
+    })
+    try {
+      const outcome = await test.engine.execute(buy(chain.chainId, 'all-aged'))
+      expect(outcome.execution.state).toBe('expired')
+      expect(outcome.execution.reason).toMatch(
+        /^no quote with enough validity after 2 attempts: \d+ ms of validity left before signing the execute/,
+      )
+      expect(outcome.transactions).toEqual([])
+      expect(test.ledger.nonces.peekNextNonce(chain.chainId, test.account.address)).toBeUndefined()
+    } finally {
+      await test.close()
+    }
+  })
+})
