@@ -1,25 +1,31 @@
 // bench:engine — the engine against the bare viem path an integrator writes by hand (quote, verify,
 // approve, writeContract(execute), receipt), side by side in one process on both sandbox chains
-// (anvil, automine; sandbox service on loopback). Scenarios:
+// (anvil, automine). The sandbox (its anvil chains and its HTTP service on loopback) runs in a child
+// process (bench/engine/sandboxChild.ts, started and stopped by bench/engine/sandboxProcess.ts), as a
+// real service is remote: its HTTP handling and quote signing do not compete with the engine and the
+// bare path for this process's JS thread. The child is stopped by pid at the end, on errors and on
+// Ctrl-C, and its anvils with it. Scenarios:
 //   sequential  one execution at a time per chain (sequentialRatio, overheadP99Ms), many intents at
 //               once on one chain (throughputRatio), and on both chains against as many bare
 //               workers (concurrentRatio)
-//   latency     intents over both chains through loopback proxies adding 150 ms to every RPC call
-//               and 200 ms to every service call: no expired submission, no revert, all terminal
-//   memory      executions in a row: resident memory after the first thousand and at the end
+//   latency     intents over both chains through loopback proxies (in this process) adding 150 ms
+//               to every RPC call and 200 ms to every service call: no expired submission, no
+//               revert, all terminal
+//   memory      executions in a row: resident memory of this process (engine, ledger, viem; not the
+//               sandbox service, which lives in the child) after the first thousand and at the end
 // Run: npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 40]
 //      [--warmup 2] [--concurrent 40] [--latency-intents 500] [--memory-executions 10000]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { SwapIntent } from '../src/engine/index.js'
-import { type LocalChain, startLocalChains } from '../src/sandbox/localChains.js'
+import type { LocalChain } from '../src/sandbox/localChains.js'
 import { type RpcFaultProxy, startRpcFaultProxy } from '../src/sandbox/rpcFaultProxy.js'
-import { type SandboxService, startSandboxService } from '../src/sandbox/service/startSandboxService.js'
 import { bareBuy, freshWallet } from './engine/barePath.js'
 import { startDelayProxy } from './engine/delayProxy.js'
 import { type BenchEngine, ledgerOutcomes, openBenchEngine } from './engine/enginePath.js'
 import { type BenchReport, mean, percentile, printReport } from './engine/report.js'
+import { startSandboxProcess } from './engine/sandboxProcess.js'
 
 const args = process.argv.slice(2)
 const json = args.includes('--json')
@@ -46,10 +52,17 @@ for (const scenario of scenarios)
 const amountIn = '300'
 const progress = (message: string) => process.stderr.write(`[bench:engine] ${message}\n`)
 
-progress('starting local chains and the sandbox service')
-const local = await startLocalChains({ walletCount: 1 })
+/** The sandbox key's rate: the bench runs many wallets on one key. */
+const serviceRequestsPerSecond = 5_000
 const ledgerDir = mkdtempSync(join(tmpdir(), 'stockroute-bench-engine-'))
-let service: SandboxService | undefined
+progress('starting local chains and the sandbox service in a child process')
+const sandbox = await startSandboxProcess({ requestsPerSecond: serviceRequestsPerSecond }).catch(
+  (error: unknown) => {
+    rmSync(ledgerDir, { recursive: true, force: true })
+    throw error
+  },
+)
+progress(`sandbox child ${sandbox.pid} ready: service at ${sandbox.url}`)
 const engines: BenchEngine[] = []
 const overhead: number[] = []
 const outcomes: ReturnType<typeof ledgerOutcomes>[] = []
@@ -61,12 +74,17 @@ const closeEngines = async () => {
     await bench.close()
   }
 }
-const report: BenchReport = { trades, warmup, concurrent, sequentialRatio: {}, intents: 0 }
+const report: BenchReport = {
+  trades,
+  warmup,
+  concurrent,
+  sequentialRatio: {},
+  intents: 0,
+  sandbox: `child process (anvil chains + service, API key ${serviceRequestsPerSecond} requests/s)`,
+}
 try {
-  service = await startSandboxService({ local, requestsPerSecond: 5_000 })
-  const sandbox = service
-  const withRouter = local.chains.find((chain) => chain.platformRouterAddress !== null)
-  const withoutRouter = local.chains.find((chain) => chain.platformRouterAddress === null)
+  const withRouter = sandbox.chains.find((chain) => chain.platformRouterAddress !== null)
+  const withoutRouter = sandbox.chains.find((chain) => chain.platformRouterAddress === null)
   if (!withRouter || !withoutRouter) throw new Error('the sandbox lacks a chain with or without a router')
   const both = [withRouter, withoutRouter]
   let counter = 0
@@ -93,7 +111,7 @@ try {
       serviceUrl,
       credential: sandbox.credential,
       account: wallet.account,
-      chains: local.chains,
+      chains: sandbox.chains,
       rpcUrlOf,
     })
     engines.push(bench)
@@ -243,7 +261,6 @@ try {
   else printReport(report)
 } finally {
   for (const bench of engines) await bench.close().catch(() => undefined)
-  await service?.stop()
-  await local.stop()
+  await sandbox.stop()
   rmSync(ledgerDir, { recursive: true, force: true })
 }

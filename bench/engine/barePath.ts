@@ -24,7 +24,6 @@ import { rfqSettlementAbi } from '../../src/sandbox/contracts/artifacts/index.js
 import { sandboxChain } from '../../src/sandbox/deploy.js'
 import { fundWallet } from '../../src/sandbox/fundWallet.js'
 import type { LocalChain } from '../../src/sandbox/localChains.js'
-import type { SandboxService } from '../../src/sandbox/service/startSandboxService.js'
 
 /** Both paths poll receipts this often, ms. */
 export const receiptPollMs = 50
@@ -49,10 +48,11 @@ export async function bareBuy(taker: Taker, chain: LocalChain, amountIn: string)
     amountIn,
   })
   const quote = toSignedQuoteStruct(reply.quote)
+  taker.executorDomain ??= await readExecutorDomain(taker.publicClient, chain.executorAddress)
   const verdict = await verifyRouterQuote({
     quote,
     signature: reply.signature,
-    executorDomain: (taker.executorDomain ??= await readExecutorDomain(taker.publicClient, chain.executorAddress)),
+    executorDomain: taker.executorDomain,
     pinned: {
       chainId: chain.chainId,
       executorAddress: chain.executorAddress,
@@ -96,6 +96,9 @@ function clientsFor(chain: LocalChain, account: LocalAccount) {
   }
 }
 
+/** Where the sandbox service answers, and the API key the bench uses (the child's, see sandboxProcess.ts). */
+export type ServiceEndpoint = { url: string; credential: { apiKey: string; apiSecret: string } }
+
 /** A funded wallet: its key, and the bare path's clients on a chain. */
 export type FundedWallet = {
   privateKey: Hex
@@ -111,7 +114,7 @@ export type FundedWallet = {
  * const wallet = await freshWallet(sandbox, [chain], 40, '300')
  */
 export async function freshWallet(
-  sandbox: SandboxService,
+  sandbox: ServiceEndpoint,
   chains: readonly LocalChain[],
   buys: number,
   amountIn: string,

@@ -39,6 +39,8 @@ export type BenchReport = {
   reverts?: number
   unfinished?: number
   intents: number
+  /** Where the sandbox (anvil chains + service) ran, for the host line. */
+  sandbox?: string
 }
 
 export function mean(values: readonly number[]): number {
@@ -67,7 +69,8 @@ const fixed = (value: number | undefined, digits = 2) => (value === undefined ? 
 /** The run as tables, with the targets beside the figures. */
 export function printReport(report: BenchReport): void {
   console.log(
-    `host: ${platform()} ${arch()}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), node ${process.version}`,
+    `host: ${platform()} ${arch()}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), node ${process.version}` +
+      (report.sandbox ? `; sandbox: ${report.sandbox}` : ''),
   )
   console.log('')
   if (report.perChain) {

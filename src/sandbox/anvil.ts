@@ -59,10 +59,14 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Anvi
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
   running.add(child)
   const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => {
+    const gone = () => {
       running.delete(child)
       resolve()
-    })
+    }
+    child.once('exit', gone)
+    // A binary that cannot be run never exits: it only errors, then closes.
+    child.once('close', gone)
+    child.once('error', gone)
   })
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')

@@ -8,9 +8,9 @@ import { anvilChildrenOf, exitOf, firstLine, isAlive, spawnNode } from '../helpe
 import { apiCall } from '../helpers/sandboxService.js'
 
 describe('stockroute sandbox', () => {
-  it('--json --write-config: describes the running sandbox, writes a working config, and stops cleanly on SIGINT', async () => {
+  it('--json --rate --write-config: describes the running sandbox, limits its key to the rate, writes a working config, and stops cleanly on SIGINT', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stockroute-sandbox-'))
-    const child = spawnNode(['bin/stockroute.js', 'sandbox', '--json', '--write-config', dir])
+    const child = spawnNode(['bin/stockroute.js', 'sandbox', '--json', '--rate', '3', '--write-config', dir])
     const description = JSON.parse(await firstLine(child)) as SandboxDescription & { configPath: string }
     try {
       expect(description.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
@@ -35,6 +35,27 @@ describe('stockroute sandbox', () => {
         },
       })
       expect(quote.status).toBe(200)
+      // --rate 3: bursts of twice that, then 429 with Retry-After.
+      const burst = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          apiCall({ url: description.baseUrl }, '/api/v1/router/quote', {
+            credential: {
+              apiKey: description.apiKey,
+              apiSecret: description.apiSecret,
+              requestsPerSecond: 1,
+            },
+            query: {
+              ticker: 'AAPL',
+              exchange: 0,
+              is_buy: true,
+              chain_id: 31338,
+              asset: description.chains[1]?.assets[0]?.address ?? '',
+              amount_in: '300',
+            },
+          }),
+        ),
+      )
+      expect(burst.filter((reply) => reply.status === 429).length).toBeGreaterThanOrEqual(4)
 
       expect(description.configPath).toBe(join(dir, 'stockroute.json'))
       const config = loadConfig(description.configPath, {})

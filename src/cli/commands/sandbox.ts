@@ -34,6 +34,7 @@ export function registerSandboxCommand(program: Command) {
         },
         service: {
           ...(options.port === undefined ? {} : { port: options.port }),
+          ...(options.rate === undefined ? {} : { requestsPerSecond: options.rate }),
           logger: { error: (m, e) => progress(`${m}: ${String(e)}`) },
         },
       })
