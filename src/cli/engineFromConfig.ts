@@ -1,7 +1,7 @@
-import { privateKeyToAccount } from 'viem/accounts'
 import type { ServiceClient } from '../api/createServiceClient.js'
 import { ledgerPathOf, type StockrouteConfig } from '../daemon/config.js'
 import { engineChainConfigsOf, engineSettingsOf } from '../daemon/engineConfig.js'
+import { walletsOf } from '../daemon/wallets.js'
 import { createEngine, type Engine, type EngineHooks } from '../engine/index.js'
 import { type Ledger, openLedger } from '../store/index.js'
 
@@ -17,7 +17,7 @@ export type ConfiguredEngine = {
 
 /**
  * Opens the configuration's ledger (the dry-run file for dry runs; created if missing) and builds
- * the engine over it: the configured wallet, chains and `execution` settings. `dryRun` overrides
+ * the engine over it: the configured wallets (the main one and each chain's extra ones), chains and `execution` settings. `dryRun` overrides
  * the configuration's. The ledger is closed again if the engine cannot be built.
  *
  * @example
@@ -34,14 +34,16 @@ export async function openConfiguredEngine(
   } = {},
 ): Promise<ConfiguredEngine> {
   const dryRun = options.dryRun ?? config.execution.dryRun
+  // Every configured wallet, not only the main one: the ledger may hold what an extra wallet left.
+  const wallets = walletsOf(config)
   const ledger = openLedger({ path: ledgerPathOf(config, { dryRun }) })
   let engine: Engine
   try {
     engine = await createEngine({
       ledger,
       service,
-      account: privateKeyToAccount(config.secrets.privateKey),
-      chains: engineChainConfigsOf(config),
+      account: wallets.main,
+      chains: engineChainConfigsOf(config, wallets),
       settings: { ...engineSettingsOf(config), dryRun },
       hooks: options.hooks,
       signal: options.signal,

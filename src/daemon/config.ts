@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
 import { getAddress, isAddress } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { z } from 'zod'
 import type { EngineSettings } from '../engine/settings.js'
 import { notionalDecimals } from '../store/risk.js'
@@ -94,6 +95,19 @@ export const executionConfigSchema = strictSection({
   }).optional(),
   /** Sign and simulate, never broadcast; uses a ledger file of its own (default false). */
   dryRun: boolean('sign and simulate but never broadcast; default false').default(false),
+  /** Executions per wallet and chain in their quote-to-signature stages at once (engine default 4). */
+  pipelineDepth: wholeNumber(
+    1,
+    64,
+    ' (executions per wallet quoted, guarded and simulated at once)',
+  ).optional(),
+  /**
+   * Simulate an execute with its approval's allowance as a state override, so approval and execute
+   * are signed together (engine default true); false for an RPC that refuses state overrides.
+   */
+  allowanceOverride: boolean(
+    'simulate the execute with the allowance as a state override; false for an RPC that refuses them; default true',
+  ).optional(),
 }).superRefine((execution, context) => {
   if (execution.approvalPolicy === 'buffered' && execution.approvalBufferBps === undefined)
     context.addIssue({
@@ -112,47 +126,87 @@ export const executionConfigSchema = strictSection({
 
 export type ExecutionConfig = z.output<typeof executionConfigSchema>
 
+/** One extra wallet of a chain: the environment variable holding its private key (never the key itself). */
+const extraWalletSchema = strictSection({ privateKeyEnv: envName })
+
 /** The stockroute.json file: public settings only; secrets are named here and read from the environment. */
-export const configFileSchema = z.object({
-  service: z.object({
-    /** Base URL of the service, e.g. http://127.0.0.1:43121 for the sandbox. */
-    baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com' }),
-    apiKeyEnv: envName.default('STOCKROUTE_API_KEY'),
-    apiSecretEnv: envName.default('STOCKROUTE_API_SECRET'),
-  }),
-  wallet: z.object({ privateKeyEnv: envName.default('STOCKROUTE_PRIVATE_KEY') }).default({
-    privateKeyEnv: 'STOCKROUTE_PRIVATE_KEY',
-  }),
-  chains: z
-    .array(
-      z.object({
-        chainId: z.number().int().positive(),
-        rpcUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) JSON-RPC URL' }),
-        /** The contract quotes are executed through (router, else settlement): pinned, checked by the guard. */
-        executorAddress: address,
-        /** The only key whose quote signatures are accepted on this chain. */
-        operatorAddress: address,
-        /** Broadcast-to-receipt time assumed before any is measured, ms (engine default 4000). */
-        expectedInclusionMs: wholeNumber(1, 600_000, ' (ms)').optional(),
-        /** Blocks on top of a transaction's block before it is final (default 2). */
-        confirmations: wholeNumber(0, 1_000).optional(),
-        /** Highest fee per gas ever offered on this chain, in gwei (default 500); replacements stop there. */
-        maxFeePerGasGwei: z
-          .number({ error: 'must be a number of gwei, such as 200' })
-          .positive('must be more than 0 gwei')
-          .max(1_000_000, 'must be at most 1000000 gwei')
-          .optional(),
-        /** A transaction pending this long after its last broadcast is re-priced or cancelled, ms (default 15000). */
-        stuckAfterMs: wholeNumber(1_000, 3_600_000, ' (ms)').optional(),
+export const configFileSchema = z
+  .object({
+    service: z.object({
+      /** Base URL of the service, e.g. http://127.0.0.1:43121 for the sandbox. */
+      baseUrl: z.url({
+        protocol: /^https?$/,
+        error: 'must be an http(s) URL such as https://api.example.com',
       }),
-    )
-    .min(1, 'list at least one chain'),
-  /** Where the SQLite ledger and logs live; relative paths are relative to the config file. */
-  dataDir: z.string().min(1).default('data'),
-  /** How the engine trades (optional): approvals, simulation, quote validity, prices, risk, dry run. */
-  execution: executionConfigSchema.optional(),
-  ...daemonSectionsShape,
-})
+      apiKeyEnv: envName.default('STOCKROUTE_API_KEY'),
+      apiSecretEnv: envName.default('STOCKROUTE_API_SECRET'),
+    }),
+    wallet: z.object({ privateKeyEnv: envName.default('STOCKROUTE_PRIVATE_KEY') }).default({
+      privateKeyEnv: 'STOCKROUTE_PRIVATE_KEY',
+    }),
+    chains: z
+      .array(
+        z.object({
+          chainId: z.number().int().positive(),
+          rpcUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) JSON-RPC URL' }),
+          /** The contract quotes are executed through (router, else settlement): pinned, checked by the guard. */
+          executorAddress: address,
+          /** The only key whose quote signatures are accepted on this chain. */
+          operatorAddress: address,
+          /** Broadcast-to-receipt time assumed before any is measured, ms (engine default 4000). */
+          expectedInclusionMs: wholeNumber(1, 600_000, ' (ms)').optional(),
+          /** Blocks on top of a transaction's block before it is final (default 2). */
+          confirmations: wholeNumber(0, 1_000).optional(),
+          /** Highest fee per gas ever offered on this chain, in gwei (default 500); replacements stop there. */
+          maxFeePerGasGwei: z
+            .number({ error: 'must be a number of gwei, such as 200' })
+            .positive('must be more than 0 gwei')
+            .max(1_000_000, 'must be at most 1000000 gwei')
+            .optional(),
+          /** A transaction pending this long after its last broadcast is re-priced or cancelled, ms (default 15000). */
+          stuckAfterMs: wholeNumber(1_000, 3_600_000, ' (ms)').optional(),
+          /**
+           * Wallets that trade on this chain besides the main one (`wallet`), each with nonces of its
+           * own: each names the environment variable holding its private key.
+           */
+          extraWallets: z
+            .array(extraWalletSchema, {
+              error: 'must be a list of wallets such as [{"privateKeyEnv": "STOCKROUTE_WALLET_2_KEY"}]',
+            })
+            .optional(),
+        }),
+      )
+      .min(1, 'list at least one chain'),
+    /** Where the SQLite ledger and logs live; relative paths are relative to the config file. */
+    dataDir: z.string().min(1).default('data'),
+    /** How the engine trades (optional): approvals, simulation, quote validity, prices, risk, dry run. */
+    execution: executionConfigSchema.optional(),
+    ...daemonSectionsShape,
+  })
+  .superRefine((file, context) => {
+    // An extra wallet is a wallet the chain does not have yet: not the main one, not listed twice.
+    for (const [chainIndex, chain] of file.chains.entries()) {
+      const seen = new Map<string, number>()
+      for (const [walletIndex, wallet] of (chain.extraWallets ?? []).entries()) {
+        const path = ['chains', chainIndex, 'extraWallets', walletIndex, 'privateKeyEnv']
+        const name = wallet.privateKeyEnv
+        if (name === file.wallet.privateKeyEnv)
+          context.addIssue({
+            code: 'custom',
+            path,
+            message: `${name} is the main wallet (wallet.privateKeyEnv), which trades on every chain already: remove it from extraWallets`,
+          })
+        const first = seen.get(name)
+        if (first !== undefined)
+          context.addIssue({
+            code: 'custom',
+            path,
+            message: `${name} is listed twice on chain ${chain.chainId} (also extraWallets.${first}): list each wallet once`,
+          })
+        else seen.set(name, walletIndex)
+      }
+    }
+  })
 
 export type ConfigFile = z.output<typeof configFileSchema>
 /** A stockroute.json as written: fields with defaults may be left out. */
@@ -176,6 +230,11 @@ export type StockrouteConfig = StockrouteConfigFile & {
     apiKey: string
     apiSecret: string
     privateKey: `0x${string}`
+    /**
+     * The extra wallets' private keys (`chains[].extraWallets`), by the environment variable that
+     * holds each; empty when no chain has one. See `walletsOf` (wallets.ts) for each chain's accounts.
+     */
+    extraWalletKeys: Readonly<Record<string, `0x${string}`>>
     /** The control API's bearer token, when `api.tokenEnv` names one. */
     apiToken?: string | undefined
   }
@@ -312,15 +371,87 @@ export function loadConfig(path: string, environment: NodeJS.ProcessEnv = proces
   const apiSecret = secret(file.service.apiSecretEnv)
   const privateKey = secret(file.wallet.privateKeyEnv)
   const apiToken = file.daemon.api.tokenEnv === undefined ? undefined : secret(file.daemon.api.tokenEnv)
+  const extraWalletNames = [
+    ...new Set(file.chains.flatMap((chain) => (chain.extraWallets ?? []).map((w) => w.privateKeyEnv))),
+  ]
+  const extraValues = new Map(extraWalletNames.map((name) => [name, secret(name)]))
   if (missing.length > 0) {
+    const namedBy = missing.flatMap((name) => {
+      const fields = extraWalletFieldsOf(file.chains, name)
+      return fields.length > 0 ? [`  ${name} is named by ${fields.join(', ')}`] : []
+    })
     throw new ConfigError(`missing secrets: ${missing.join(', ')}`, [
       `  set them in the environment or in ${dotenvPath} (NAME=value, one per line)`,
+      ...namedBy,
     ])
   }
-  if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) {
+  if (!isPrivateKeyText(privateKey)) {
     throw new ConfigError(`${file.wallet.privateKeyEnv} must be a 0x-prefixed 32-byte hex private key`)
   }
-  return { ...file, secrets: { apiKey, apiSecret, privateKey: privateKey as `0x${string}`, apiToken } }
+  const extraWalletKeys = checkExtraWalletKeys(file, privateKey, extraValues)
+  return {
+    ...file,
+    secrets: { apiKey, apiSecret, privateKey, extraWalletKeys, apiToken },
+  }
+}
+
+const isPrivateKeyText = (text: string): text is `0x${string}` => /^0x[0-9a-fA-F]{64}$/.test(text)
+
+/** Where the file names `name` as an extra wallet: `chains[0].extraWallets[1].privateKeyEnv`, … */
+function extraWalletFieldsOf(chains: ConfigFile['chains'], name: string): string[] {
+  return chains.flatMap((chain, chainIndex) =>
+    (chain.extraWallets ?? []).flatMap((wallet, walletIndex) =>
+      wallet.privateKeyEnv === name
+        ? [`chains[${chainIndex}].extraWallets[${walletIndex}].privateKeyEnv`]
+        : [],
+    ),
+  )
+}
+
+/**
+ * The extra wallets' keys, each checked: a 32-byte hex key that makes an account, and no wallet
+ * twice on a chain (two variables holding the same key, or one holding the main wallet's key).
+ * Errors name the variables and the wallet's address, never a key.
+ */
+function checkExtraWalletKeys(
+  file: StockrouteConfigFile,
+  mainKey: `0x${string}`,
+  values: ReadonlyMap<string, string>,
+): Record<string, `0x${string}`> {
+  const keys: Record<string, `0x${string}`> = {}
+  for (const [name, value] of values) {
+    const where = extraWalletFieldsOf(file.chains, name).join(', ')
+    if (!isPrivateKeyText(value))
+      throw new ConfigError(
+        `${name} (named by ${where}) must be a 0x-prefixed 32-byte hex private key: set it to the extra wallet's key`,
+      )
+    try {
+      privateKeyToAccount(value)
+    } catch {
+      throw new ConfigError(
+        `${name} (named by ${where}) is not a usable private key (outside the secp256k1 range): set it to the extra wallet's 32-byte key`,
+      )
+    }
+    keys[name] = value
+  }
+  for (const [chainIndex, chain] of file.chains.entries()) {
+    const holders = new Map<string, string>([[mainKey.toLowerCase(), file.wallet.privateKeyEnv]])
+    for (const [walletIndex, wallet] of (chain.extraWallets ?? []).entries()) {
+      const name = wallet.privateKeyEnv
+      const key = (keys[name] ?? '').toLowerCase()
+      const other = holders.get(key)
+      if (other !== undefined) {
+        const address = privateKeyToAccount(keys[name] as `0x${string}`).address
+        const otherField =
+          other === file.wallet.privateKeyEnv ? `${other} (the main wallet, wallet.privateKeyEnv)` : other
+        throw new ConfigError(
+          `chains[${chainIndex}].extraWallets[${walletIndex}]: ${name} holds the same private key as ${otherField}, so wallet ${address} would trade twice on chain ${chain.chainId}: give each extra wallet a key of its own, or remove it`,
+        )
+      }
+      holders.set(key, name)
+    }
+  }
+  return keys
 }
 
 /** The live ledger's file name in the data directory. */

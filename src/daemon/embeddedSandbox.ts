@@ -72,6 +72,7 @@ export async function startEmbeddedSandbox(
         apiKey: sandbox.service.credential.apiKey,
         apiSecret: sandbox.service.credential.apiSecret,
         privateKey: wallet.privateKey,
+        extraWalletKeys: {},
       },
     }
     const archivedLedger = await archiveLedgerOfOtherChains(config.ledgerPath, sandbox)

@@ -1,12 +1,13 @@
 // A configuration file's engine part: the `execution` section as EngineSettings and the `chains`
 // section as the engine's chain configs (with each chain's transaction-manager settings).
-import { parseGwei, parseUnits } from 'viem'
+import { type LocalAccount, parseGwei, parseUnits } from 'viem'
 import { defaultFxRates, type FxRates } from '../domain/quotePrice.js'
 import { parsePrice } from '../domain/units.js'
 import type { EngineChainConfig } from '../engine/chainRuntime.js'
 import type { ApprovalPolicy, EngineSettings, RiskLimits } from '../engine/settings.js'
 import { type Notional, notionalDecimals } from '../store/risk.js'
 import { type ConfigFile, type ExecutionConfig, executionConfigSchema } from './config.js'
+import type { ConfiguredWallets } from './wallets.js'
 
 /**
  * The engine settings a configuration's `execution` section sets (fields it leaves out keep the
@@ -38,6 +39,8 @@ export function engineSettingsOf(config: {
     settings.fxRates = rates
   }
   if (execution.extraSpenders !== undefined) settings.extraSpenders = execution.extraSpenders
+  if (execution.pipelineDepth !== undefined) settings.pipelineDepth = execution.pipelineDepth
+  if (execution.allowanceOverride !== undefined) settings.allowanceOverride = execution.allowanceOverride
   if (execution.risk !== undefined) {
     const risk: RiskLimits = {}
     const notional = (text: string) => parseUnits(text, notionalDecimals) as Notional
@@ -60,14 +63,21 @@ function approvalPolicyOf(execution: ExecutionConfig): ApprovalPolicy {
 
 /**
  * The chains of a configuration as the engine takes them: RPC URL, pinned executor and operator,
- * and `expectedInclusionMs` as the inclusion time assumed before one is measured.
+ * and `expectedInclusionMs` as the inclusion time assumed before one is measured. Given the
+ * configuration's wallets ({@link walletsOf}), each chain gets its `accounts`: the main wallet, then
+ * the chain's extra wallets.
  *
  * @example
  * engineChainConfigsOf(config)[0] // { chainId: 31337, rpcUrl: 'http://…', executorAddress: '0x…', operatorAddress: '0x…' }
+ * engineChainConfigsOf(config, walletsOf(config))[0]?.accounts // [main, extra…]
  */
-export function engineChainConfigsOf(config: Pick<ConfigFile, 'chains'>): EngineChainConfig[] {
+export function engineChainConfigsOf(
+  config: Pick<ConfigFile, 'chains'>,
+  wallets?: Pick<ConfiguredWallets, 'byChain'>,
+): EngineChainConfig[] {
   return config.chains.map((chain) => ({
     chainId: chain.chainId,
+    ...(wallets === undefined ? {} : { accounts: accountsOf(wallets, chain.chainId) }),
     rpcUrl: chain.rpcUrl,
     executorAddress: chain.executorAddress,
     operatorAddress: chain.operatorAddress,
@@ -80,4 +90,10 @@ export function engineChainConfigsOf(config: Pick<ConfigFile, 'chains'>): Engine
       ...(chain.stuckAfterMs === undefined ? {} : { stuckAfterMs: chain.stuckAfterMs }),
     },
   }))
+}
+
+function accountsOf(wallets: Pick<ConfiguredWallets, 'byChain'>, chainId: number): readonly LocalAccount[] {
+  const accounts = wallets.byChain.get(chainId)
+  if (!accounts || accounts.length === 0) throw new Error(`no wallet configured for chain ${chainId}`)
+  return accounts
 }

@@ -7,6 +7,8 @@ import pretty from 'pino-pretty'
 export const redactedPaths = [
   'privateKey',
   '*.privateKey',
+  'extraWalletKeys',
+  '*.extraWalletKeys',
   'apiSecret',
   '*.apiSecret',
   'apiKey',

@@ -1,4 +1,3 @@
-import { privateKeyToAccount } from 'viem/accounts'
 import { createServiceClient } from '../api/createServiceClient.js'
 import type { EngineHookFunctions } from '../engine/context.js'
 import { createEngine, type Engine } from '../engine/createEngine.js'
@@ -23,6 +22,7 @@ import { createMarketDataCache } from './marketData.js'
 import { createDaemonMetrics } from './metrics.js'
 import { createStrategyRunner, type TickReport } from './strategyRunner.js'
 import { type ControlServer, startControlServer } from './swapApi/index.js'
+import { walletsOf } from './wallets.js'
 
 export type StartDaemonParameters = {
   config: DaemonConfig
@@ -96,7 +96,9 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
   }
   try {
     const strategies = settings.strategies.map((entry) => createStrategy(entry))
-    const account = privateKeyToAccount(config.secrets.privateKey)
+    // The main wallet trades on every chain and is the service's maker; a chain's extra wallets add to it.
+    const wallets = walletsOf(config)
+    const account = wallets.main
     const ledgerPath = ledgerPathOf(config)
     const ledger = openLedger({ path: ledgerPath })
     resources.ledger = ledger
@@ -121,7 +123,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       ledger,
       service,
       account,
-      chains: engineChainConfigsOf(config),
+      chains: engineChainConfigsOf(config, wallets),
       settings: engineSettingsOf(config),
       marketPrice: marketData.priceSource,
       hooks,
@@ -135,9 +137,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     resources.engine = engine
     const printer = createActivityPrinter({ ledger, chains: engine.chains, write })
     activity = printer
-    progress(
-      `wallet ${account.address} on chains ${[...engine.chains.keys()].join(', ')}; ledger ${ledgerPath}`,
-    )
+    progress(`${walletsBanner(engine)}; ledger ${ledgerPath}`)
 
     // Recovery runs in the background, chain by chain: a wallet takes new intents once its nonces are sound.
     const recovery = engine.recover({ signal: shutdown.signal }).then(
@@ -157,6 +157,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     const jobChains = [...engine.chains.values()].map((chain) => ({
       chainId: chain.chainId,
       publicClient: chain.publicClient,
+      owners: chain.wallets.map((wallet) => wallet.account.address),
     }))
     let tokenLists = new Map<number, TokenListEntry[]>()
     const refreshTokens = async () => {
@@ -184,7 +185,6 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       engine,
       ledger,
       marketData,
-      owner: account.address,
       lotSizes,
       signal: shutdown.signal,
       logger,
@@ -239,7 +239,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       // Fills first (the settlement logs since the checkpoint), then compare positions.
       const settlements = await engine.syncSettlements()
       if (settlements.unattributedFills > 0)
-        logger.warn(settlements, 'settlements of this wallet that no execution of the ledger holds')
+        logger.warn(settlements, "settlements of this ledger's wallets that no execution of the ledger holds")
       const report = await reconcilePositions({
         ledger,
         service,
@@ -364,6 +364,15 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     await cleanupOnFailure()
     throw error
   }
+}
+
+/** The start banner's wallets: each chain's addresses, the main wallet (the service's maker) first. */
+function walletsBanner(engine: Pick<Engine, 'chains'>): string {
+  const chains = [...engine.chains.values()].map((chain) => {
+    const [main, ...extra] = chain.wallets.map((wallet) => wallet.account.address)
+    return `chain ${chain.chainId}: ${main} (main)${extra.map((address) => `, ${address}`).join('')}`
+  })
+  return `wallets ${chains.join('; ')}`
 }
 
 function logTick(

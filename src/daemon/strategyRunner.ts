@@ -1,4 +1,3 @@
-import type { Address } from 'viem'
 import { readBalance } from '../chain/erc20.js'
 import { toAssetAmount } from '../domain/units.js'
 import type { ChainRuntime } from '../engine/chainRuntime.js'
@@ -24,7 +23,6 @@ export type StrategyRunnerParameters = {
   engine: Pick<Engine, 'submit' | 'chains'>
   ledger: Ledger
   marketData: MarketDataCache
-  owner: Address
   /** Lot size of a token, `chainId:address` → whole shares (from the token lists); 1 when unknown. */
   lotSizes: () => ReadonlyMap<string, bigint>
   /** Aborts the executions it submits (daemon shutdown). */
@@ -35,27 +33,17 @@ export type StrategyRunnerParameters = {
 
 /**
  * One market-data tick: poll every price the strategies need (batched per market, 30 a request),
- * build the snapshot (prices with their staleness, the ledger's positions, each chain's cash read
- * from the chain), evaluate every strategy, and submit the intents the ledger does not have yet.
+ * build the snapshot (prices with their staleness, the ledger's positions, each chain's cash: the
+ * default asset held by the chain's wallets together, read from the chain), evaluate every strategy, and submit the intents the ledger does not have yet.
  * An intent id the ledger has is never submitted again (strategies return deterministic ids). A
  * strategy that throws is logged and skipped; the others still run.
  *
  * @example
- * const tick = createStrategyRunner({ strategies, engine, ledger, marketData, owner, lotSizes, signal })
+ * const tick = createStrategyRunner({ strategies, engine, ledger, marketData, lotSizes, signal })
  * const report = await tick()
  */
 export function createStrategyRunner(parameters: StrategyRunnerParameters): () => Promise<TickReport> {
-  const {
-    strategies,
-    engine,
-    ledger,
-    marketData,
-    owner,
-    lotSizes,
-    signal,
-    logger,
-    now = Date.now,
-  } = parameters
+  const { strategies, engine, ledger, marketData, lotSizes, signal, logger, now = Date.now } = parameters
   const symbols = uniqueSymbols(strategies.flatMap((strategy) => strategy.symbols()))
   let sinceMs: number | undefined
   return async () => {
@@ -69,7 +57,7 @@ export function createStrategyRunner(parameters: StrategyRunnerParameters): () =
       sinceMs,
       prices,
       positions: positionsOf(ledger, lotSizes()),
-      cash: await cashOf([...engine.chains.values()], owner),
+      cash: await cashOf([...engine.chains.values()]),
     }
     sinceMs = atMs
     const report: TickReport = {
@@ -124,12 +112,20 @@ function positionsOf(ledger: Ledger, lotSizes: ReadonlyMap<string, bigint>): Pos
   }))
 }
 
-async function cashOf(chains: readonly ChainRuntime[], owner: Address): Promise<CashView[]> {
+/** Each chain's cash: its default asset in all of the chain's wallets (the ledger's positions are theirs too). */
+async function cashOf(chains: readonly ChainRuntime[]): Promise<CashView[]> {
   return Promise.all(
-    chains.map(async (chain) => ({
-      chainId: chain.chainId,
-      assetDecimals: chain.asset.decimals,
-      balance: toAssetAmount(await readBalance(chain.publicClient, { token: chain.asset.address, owner })),
-    })),
+    chains.map(async (chain) => {
+      const balances = await Promise.all(
+        chain.wallets.map((wallet) =>
+          readBalance(chain.publicClient, { token: chain.asset.address, owner: wallet.account.address }),
+        ),
+      )
+      return {
+        chainId: chain.chainId,
+        assetDecimals: chain.asset.decimals,
+        balance: toAssetAmount(balances.reduce((sum, balance) => sum + balance, 0n)),
+      }
+    }),
   )
 }

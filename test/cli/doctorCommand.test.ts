@@ -334,6 +334,78 @@ describe('runDoctor (library)', () => {
     expect(find(unlimited, 'allowance', chain.chainId).status).toBe('ok')
   })
 
+  it("checks each wallet of a chain: the main one and the chain's extra ones, gas, asset and allowance each", async () => {
+    const router = chainWithRouter()
+    const funded = generatePrivateKey()
+    const unfunded = generatePrivateKey()
+    const fundedAddress = privateKeyToAccount(funded).address
+    const unfundedAddress = privateKeyToAccount(unfunded).address
+    await fundAddress(router, fundedAddress, { asset: '250' })
+    const path = variant('extra-wallets', (config) => ({
+      ...config,
+      chains: config.chains.map((chain) =>
+        chain.chainId === router.chainId
+          ? {
+              ...chain,
+              extraWallets: [
+                { privateKeyEnv: 'DOCTOR_WALLET_2_KEY' },
+                { privateKeyEnv: 'DOCTOR_WALLET_3_KEY' },
+              ],
+            }
+          : chain,
+      ),
+    }))
+    const report = await runDoctor(
+      loadConfig(path, { DOCTOR_WALLET_2_KEY: funded, DOCTOR_WALLET_3_KEY: unfunded }),
+    )
+    const config = find(report, 'config')
+    expect(config.status).toBe('ok')
+    expect(config.details).toMatchObject({
+      wallet,
+      extraWallets: {
+        [router.chainId]: [fundedAddress, unfundedAddress],
+        [chainWithoutRouter().chainId]: [],
+      },
+      secrets: { DOCTOR_WALLET_2_KEY: 'set (redacted)', DOCTOR_WALLET_3_KEY: 'set (redacted)' },
+    })
+    expect(JSON.stringify(report)).not.toContain(funded.slice(2))
+    expect(JSON.stringify(report)).not.toContain(unfunded.slice(2))
+
+    const walletChecks = (chainId: number, name: string) =>
+      report.checks
+        .filter((check) => check.chainId === chainId && check.name === name)
+        .map((check) => [check.details.wallet ?? check.details.owner, check.status])
+    // The router chain: three wallets, the main one first; the unfunded one cannot pay gas.
+    expect(walletChecks(router.chainId, 'gas')).toEqual([
+      [wallet, 'ok'],
+      [fundedAddress, 'ok'],
+      [unfundedAddress, 'fail'],
+    ])
+    expect(walletChecks(router.chainId, 'asset')).toEqual([
+      [wallet, 'ok'],
+      [fundedAddress, 'ok'],
+      [unfundedAddress, 'warn'],
+    ])
+    expect(walletChecks(router.chainId, 'allowance')).toEqual([
+      [wallet, 'ok'],
+      [fundedAddress, 'ok'],
+      [unfundedAddress, 'ok'],
+    ])
+    const unfundedGas = report.checks.find(
+      (check) => check.name === 'gas' && check.details.wallet === unfundedAddress,
+    )
+    expect(unfundedGas?.message).toMatch(
+      new RegExp(`^wallet ${unfundedAddress} holds 0 native gas money: it cannot pay`),
+    )
+    expect(
+      report.checks.find((check) => check.name === 'asset' && check.details.wallet === fundedAddress)
+        ?.message,
+    ).toContain(`wallet ${fundedAddress} holds 250 `)
+    // The other chain has the main wallet alone.
+    expect(walletChecks(chainWithoutRouter().chainId, 'gas')).toEqual([[wallet, 'ok']])
+    expect(report.ok).toBe(false)
+  })
+
   describe('clock skew, from the Date header of a service whose clock is off', () => {
     let skewMs = 0
     let skewed: SandboxService

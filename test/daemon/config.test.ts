@@ -2,9 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseUnits } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, ledgerPathOf, loadConfig, readConfigFile } from '../../src/daemon/config.js'
 import { engineChainConfigsOf, engineSettingsOf } from '../../src/daemon/engineConfig.js'
+import { walletsOf } from '../../src/daemon/wallets.js'
 import { defaultFxRates } from '../../src/domain/quotePrice.js'
 import { parsePrice } from '../../src/domain/units.js'
 
@@ -35,7 +37,7 @@ describe('loadConfig', () => {
       `STOCKROUTE_API_KEY=k\nSTOCKROUTE_API_SECRET=s\nSTOCKROUTE_PRIVATE_KEY=${key}\n`,
     )
     const config = loadConfig(path, {})
-    expect(config.secrets).toEqual({ apiKey: 'k', apiSecret: 's', privateKey: key })
+    expect(config.secrets).toEqual({ apiKey: 'k', apiSecret: 's', privateKey: key, extraWalletKeys: {} })
     expect(config.dataDir).toBe(join(path, '..', 'data'))
     expect(config.ledgerPath).toBe(join(path, '..', 'data', 'stockroute.sqlite'))
     expect(config.chains[0]?.executorAddress).toBe('0x32601bf5989E3F2fe0653510027C596945498Eb5')
@@ -136,6 +138,8 @@ describe('the execution section', () => {
         extraSpenders: ['0x80f0dddb8aeffa41b4470090b6577bf448c92545'],
         risk: { maxTradeNotional: '5000', maxDailyNotional: '20000.5', maxChainDailyNotional: '0.000001' },
         dryRun: true,
+        pipelineDepth: 8,
+        allowanceOverride: false,
       },
     })
     const config = readConfigFile(path)
@@ -154,6 +158,8 @@ describe('the execution section', () => {
         maxDailyNotional: parseUnits('20000.5', 18),
         maxChainDailyNotional: 10n ** 12n,
       },
+      pipelineDepth: 8,
+      allowanceOverride: false,
     })
     expect(engineChainConfigsOf(config)[0]?.defaultInclusionMs).toBe(1200)
     expect(
@@ -217,6 +223,9 @@ describe('the execution section', () => {
       'execution.risk: unknown field "maxDailyNotonal": the fields are maxTradeNotional, maxDailyNotional, maxChainDailyNotional',
     ],
     [{ dryrun: true }, 'execution: unknown field "dryrun": the fields are approvalPolicy,'],
+    [{ pipelineDepth: 0 }, 'execution.pipelineDepth: must be a whole number from 1 to 64'],
+    [{ pipelineDepth: 65 }, 'execution.pipelineDepth: must be a whole number from 1 to 64'],
+    [{ allowanceOverride: 'no' }, 'execution.allowanceOverride: must be true or false'],
   ])('refuses %j, naming the field and the fix', (execution, message) => {
     expect(configErrorOf({ ...validFile, execution })).toContain(message)
   })
@@ -225,5 +234,160 @@ describe('the execution section', () => {
     expect(
       configErrorOf({ ...validFile, chains: [{ ...validFile.chains[0], expectedInclusionMs: 0 }] }),
     ).toContain('chains.0.expectedInclusionMs: must be a whole number from 1 to 600000 (ms)')
+  })
+})
+
+describe('extra wallets (chains[].extraWallets)', () => {
+  // Keys of the test's own: printed nowhere, so any appearance in a message is a leak.
+  const mainKey = generatePrivateKey()
+  const secondKey = generatePrivateKey()
+  const thirdKey = generatePrivateKey()
+  const baseSecrets = { STOCKROUTE_API_KEY: 'k', STOCKROUTE_API_SECRET: 's', STOCKROUTE_PRIVATE_KEY: mainKey }
+  const [chain] = validFile.chains
+  if (!chain) throw new Error('validFile has a chain')
+  const twoChains = (extraOfFirst: unknown[], extraOfSecond?: unknown[]) => ({
+    ...validFile,
+    chains: [
+      { ...chain, extraWallets: extraOfFirst },
+      { ...chain, chainId: 31338, ...(extraOfSecond ? { extraWallets: extraOfSecond } : {}) },
+    ],
+  })
+
+  /** The ConfigError loadConfig throws for `content` and `environment`; no key of this test in it. */
+  function loadError(content: unknown, environment: NodeJS.ProcessEnv): ConfigError {
+    try {
+      loadConfig(writeConfig(content), environment)
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError)
+      const message = (error as ConfigError).message
+      for (const secret of [mainKey, secondKey, thirdKey]) {
+        expect(message).not.toContain(secret)
+        expect(message).not.toContain(secret.slice(2))
+      }
+      return error as ConfigError
+    }
+    throw new Error('the config was accepted')
+  }
+
+  it('loads each extra key from the environment; the main wallet trades on every chain, extras add to it', () => {
+    const config = loadConfig(
+      writeConfig(
+        twoChains([
+          { privateKeyEnv: 'STOCKROUTE_WALLET_2_KEY' },
+          { privateKeyEnv: 'STOCKROUTE_WALLET_3_KEY' },
+        ]),
+        `STOCKROUTE_WALLET_3_KEY=${thirdKey}\n`,
+      ),
+      { ...baseSecrets, STOCKROUTE_WALLET_2_KEY: secondKey },
+    )
+    expect(config.secrets.extraWalletKeys).toEqual({
+      STOCKROUTE_WALLET_2_KEY: secondKey,
+      STOCKROUTE_WALLET_3_KEY: thirdKey,
+    })
+    const wallets = walletsOf(config)
+    const [main, second, third] = [mainKey, secondKey, thirdKey].map((k) => privateKeyToAccount(k).address)
+    expect(wallets.main.address).toBe(main)
+    expect([...wallets.byChain].map(([id, accounts]) => [id, accounts.map((a) => a.address)])).toEqual([
+      [31337, [main, second, third]],
+      [31338, [main]],
+    ])
+    // The engine gets each chain's accounts, the main one first (the same account object everywhere).
+    const chains = engineChainConfigsOf(config, wallets)
+    expect(chains.map((c) => c.accounts?.map((a) => a.address))).toEqual([[main, second, third], [main]])
+    expect(chains[0]?.accounts?.[0]).toBe(chains[1]?.accounts?.[0])
+    // Without wallets the chain configs leave `accounts` out (the engine's one account).
+    expect(engineChainConfigsOf(config)[0]).not.toHaveProperty('accounts')
+  })
+
+  it('one extra wallet may trade on several chains: one account for both', () => {
+    const config = loadConfig(
+      writeConfig(
+        twoChains(
+          [{ privateKeyEnv: 'STOCKROUTE_WALLET_2_KEY' }],
+          [{ privateKeyEnv: 'STOCKROUTE_WALLET_2_KEY' }],
+        ),
+      ),
+      { ...baseSecrets, STOCKROUTE_WALLET_2_KEY: secondKey },
+    )
+    const wallets = walletsOf(config)
+    expect(wallets.byChain.get(31337)?.[1]).toBe(wallets.byChain.get(31338)?.[1])
+    expect(wallets.byChain.get(31338)?.map((a) => a.address)).toEqual([
+      privateKeyToAccount(mainKey).address,
+      privateKeyToAccount(secondKey).address,
+    ])
+  })
+
+  it('a missing variable is named with the field that names it', () => {
+    const error = loadError(twoChains([{ privateKeyEnv: 'STOCKROUTE_WALLET_2_KEY' }]), baseSecrets)
+    expect(error.shortMessage).toBe('missing secrets: STOCKROUTE_WALLET_2_KEY')
+    expect(error.message).toContain('set them in the environment or in ')
+    expect(error.message).toContain(
+      'STOCKROUTE_WALLET_2_KEY is named by chains[0].extraWallets[0].privateKeyEnv',
+    )
+  })
+
+  it.each([
+    ['not hex', 'not-a-key', 'must be a 0x-prefixed 32-byte hex private key'],
+    ['too short', `0x${'ab'.repeat(31)}`, 'must be a 0x-prefixed 32-byte hex private key'],
+    ['zero', `0x${'00'.repeat(32)}`, 'is not a usable private key (outside the secp256k1 range)'],
+  ])('a malformed key (%s) is refused, naming the variable and not the value', (_, value, problem) => {
+    const error = loadError(twoChains([{ privateKeyEnv: 'STOCKROUTE_WALLET_2_KEY' }]), {
+      ...baseSecrets,
+      STOCKROUTE_WALLET_2_KEY: value,
+    })
+    expect(error.message).toBe(
+      `STOCKROUTE_WALLET_2_KEY (named by chains[0].extraWallets[0].privateKeyEnv) ${problem}: set it to the extra wallet's ${problem.includes('usable') ? '32-byte key' : 'key'}`,
+    )
+    expect(error.message).not.toContain(value)
+  })
+
+  it('refuses the main wallet listed as an extra one, and a variable listed twice on a chain (no secrets needed)', () => {
+    expect(configErrorOf(twoChains([{ privateKeyEnv: 'STOCKROUTE_PRIVATE_KEY' }]))).toContain(
+      'chains.0.extraWallets.0.privateKeyEnv: STOCKROUTE_PRIVATE_KEY is the main wallet (wallet.privateKeyEnv), which trades on every chain already: remove it from extraWallets',
+    )
+    expect(
+      configErrorOf(
+        twoChains([
+          { privateKeyEnv: 'STOCKROUTE_WALLET_2_KEY' },
+          { privateKeyEnv: 'STOCKROUTE_WALLET_2_KEY' },
+        ]),
+      ),
+    ).toContain(
+      'chains.0.extraWallets.1.privateKeyEnv: STOCKROUTE_WALLET_2_KEY is listed twice on chain 31337 (also extraWallets.0): list each wallet once',
+    )
+  })
+
+  it('refuses two variables holding the same key, or an extra one holding the main key, naming the wallet', () => {
+    const sameAsMain = loadError(twoChains([{ privateKeyEnv: 'STOCKROUTE_WALLET_2_KEY' }]), {
+      ...baseSecrets,
+      STOCKROUTE_WALLET_2_KEY: mainKey.toUpperCase().replace('0X', '0x'),
+    })
+    expect(sameAsMain.message).toBe(
+      `chains[0].extraWallets[0]: STOCKROUTE_WALLET_2_KEY holds the same private key as STOCKROUTE_PRIVATE_KEY (the main wallet, wallet.privateKeyEnv), so wallet ${privateKeyToAccount(mainKey).address} would trade twice on chain 31337: give each extra wallet a key of its own, or remove it`,
+    )
+    const twice = loadError(
+      twoChains(
+        [],
+        [{ privateKeyEnv: 'STOCKROUTE_WALLET_2_KEY' }, { privateKeyEnv: 'STOCKROUTE_WALLET_3_KEY' }],
+      ),
+      { ...baseSecrets, STOCKROUTE_WALLET_2_KEY: secondKey, STOCKROUTE_WALLET_3_KEY: secondKey },
+    )
+    expect(twice.message).toBe(
+      `chains[1].extraWallets[1]: STOCKROUTE_WALLET_3_KEY holds the same private key as STOCKROUTE_WALLET_2_KEY, so wallet ${privateKeyToAccount(secondKey).address} would trade twice on chain 31338: give each extra wallet a key of its own, or remove it`,
+    )
+  })
+
+  it('refuses a malformed list', () => {
+    expect(configErrorOf(twoChains([{ privateKeyEnv: 'wallet2' }]))).toContain(
+      'chains.0.extraWallets.0.privateKeyEnv: must be an environment variable name',
+    )
+    expect(configErrorOf(twoChains([{ privateKey: mainKey }]))).toContain(
+      'chains.0.extraWallets.0: unknown field "privateKey": the fields are privateKeyEnv',
+    )
+    expect(
+      configErrorOf({ ...validFile, chains: [{ ...chain, extraWallets: 'STOCKROUTE_WALLET_2_KEY' }] }),
+    ).toContain(
+      'chains.0.extraWallets: must be a list of wallets such as [{"privateKeyEnv": "STOCKROUTE_WALLET_2_KEY"}]',
+    )
   })
 })

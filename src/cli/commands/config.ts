@@ -33,6 +33,13 @@ export function registerConfigCommand(program: Command) {
           return
         }
         const loaded = daemonConfig.config
+        // Each chain's wallets by the variable holding its key (the main one first): names, never keys.
+        const wallets = Object.fromEntries(
+          loaded.chains.map((chain) => [
+            chain.chainId,
+            [loaded.wallet.privateKeyEnv, ...(chain.extraWallets ?? []).map((w) => w.privateKeyEnv)],
+          ]),
+        )
         const summary = {
           configPath: loaded.configPath,
           serviceBaseUrl: loaded.service.baseUrl,
@@ -41,12 +48,24 @@ export function registerConfigCommand(program: Command) {
           ledgerPath: loaded.ledgerPath,
           execution: loaded.execution,
           strategies: loaded.daemon.strategies.map((strategy) => `${strategy.kind} ${strategy.id}`),
-          secrets: { apiKey: 'set (redacted)', apiSecret: 'set (redacted)', privateKey: 'set (redacted)' },
+          wallets,
+          secrets: {
+            apiKey: 'set (redacted)',
+            apiSecret: 'set (redacted)',
+            privateKey: 'set (redacted)',
+            ...(Object.keys(loaded.secrets.extraWalletKeys).length > 0
+              ? {
+                  extraWalletKeys: Object.fromEntries(
+                    Object.keys(loaded.secrets.extraWalletKeys).map((name) => [name, 'set (redacted)']),
+                  ),
+                }
+              : {}),
+          },
         }
         process.stdout.write(
           options.json
             ? `${JSON.stringify(summary)}\n`
-            : `config ok: ${summary.configPath}\n  service ${summary.serviceBaseUrl}\n  chains ${loaded.chains.map((c) => c.chainId).join(', ')}\n  strategies ${summary.strategies.join(', ') || 'none'}\n  ledger ${summary.ledgerPath}${loaded.execution.dryRun ? ' (dry run: nothing is broadcast)' : ''}\n`,
+            : `config ok: ${summary.configPath}\n  service ${summary.serviceBaseUrl}\n  chains ${loaded.chains.map((c) => `${c.chainId} (wallets ${wallets[c.chainId]?.join(', ')})`).join(', ')}\n  strategies ${summary.strategies.join(', ') || 'none'}\n  ledger ${summary.ledgerPath}${loaded.execution.dryRun ? ' (dry run: nothing is broadcast)' : ''}\n`,
         )
       } catch (error) {
         if (error instanceof ConfigError) {

@@ -21,8 +21,11 @@ export type ChainCheckParameters = {
   index: number
   /** The service's chain list (or its promise: the RPC checks start without it); undefined when it could not be read. */
   served: ServedChains | undefined | Promise<ServedChains | undefined>
-  /** The wallet; undefined when the private key is unusable (balances are then not read). */
-  wallet: Address | undefined
+  /**
+   * The chain's wallets: the main one first (absent when its private key is unusable), then the
+   * chain's extra wallets. Each gets its gas, asset and allowance checks; none: balances not read.
+   */
+  wallets: readonly Address[]
   execution: Pick<ExecutionConfig, 'approvalPolicy'>
 }
 
@@ -37,14 +40,14 @@ export type ChainCheckOptions = {
 /**
  * The checks of one configured chain: the service serves it and names the pinned executor and
  * operator; the RPC answers with the configured chain id; the executor has code and an EIP-712
- * domain naming this chain; the wallet's gas money, default asset balance and allowance to the
- * executor. Never throws for what it finds: every problem is a check with status `fail` or `warn`.
+ * domain naming this chain; each wallet's gas money, default asset balance and allowance to the
+ * executor (one `gas`, `asset` and `allowance` check per wallet). Never throws for what it finds: every problem is a check with status `fail` or `warn`.
  */
 export async function checkChain(
   parameters: ChainCheckParameters,
   options: ChainCheckOptions,
 ): Promise<DoctorCheck[]> {
-  const { chain, index, wallet, execution } = parameters
+  const { chain, index, wallets, execution } = parameters
   const { chainId } = chain
   const field = `chains[${index}]`
   const rpc = redactUrl(chain.rpcUrl)
@@ -61,7 +64,9 @@ export async function checkChain(
   const [served, chainSide] = await Promise.all([parameters.served, checkChainSide()])
   const info = served?.chains.find((candidate) => candidate.chainId === chainId)
   const checks = [...servicePinChecks(served, info), ...chainSide.checks]
-  if (chainSide.reachable && wallet && info) checks.push(...(await checkAsset(wallet, info)))
+  if (chainSide.reachable && info)
+    for (const assetChecks of await Promise.all(wallets.map((wallet) => checkAsset(wallet, info))))
+      checks.push(...assetChecks)
   return checks.map((check) => ({ ...check, chainId }))
 
   /** The service serves the chain, and names the pinned executor and operator. */
@@ -168,14 +173,11 @@ export async function checkChain(
       message: `RPC ${rpc} answers eth_chainId ${rpcChainId} in ${latencyMs} ms (block ${blockNumber})`,
       details: { rpc, rpcChainId, latencyMs, blockNumber: blockNumber.toString() },
     }
-    const [executorCheck, gasCheck] = await Promise.all([
+    const [executorCheck, ...gasChecks] = await Promise.all([
       checkExecutor(),
-      wallet ? checkGas(wallet) : undefined,
+      ...wallets.map((wallet) => checkGas(wallet)),
     ])
-    return {
-      reachable: true,
-      checks: gasCheck ? [rpcCheck, executorCheck, gasCheck] : [rpcCheck, executorCheck],
-    }
+    return { reachable: true, checks: [rpcCheck, executorCheck, ...gasChecks] }
   }
 
   async function checkExecutor(): Promise<Omit<DoctorCheck, 'chainId'>> {
@@ -353,7 +355,7 @@ export async function checkChain(
       approvalPolicy: policy,
     }
     const amount = unlimited ? 'an unlimited allowance' : `${formatUnits(allowance, decimals)} ${symbol}`
-    const found2 = `wallet allows executor ${spender} ${amount}`
+    const found2 = `wallet ${address} allows executor ${spender} ${amount}`
     const allowanceCheck: Omit<DoctorCheck, 'chainId'> =
       unlimited && policy !== 'unlimited'
         ? {

@@ -1,4 +1,4 @@
-import type { LocalAccount } from 'viem'
+import type { Address, LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { ConfigError, loadDaemonConfig, type StockrouteConfig } from '../config.js'
 import { type DoctorCheck, type DoctorReport, reasonOf, reportOf } from './types.js'
@@ -60,14 +60,37 @@ function unusable(
 
 /**
  * The `config` check of a loaded configuration: what it names, that its secrets are set (never
- * their values), the wallet they make, and the control API's token when one is named. Returns the
- * wallet's account too (undefined when the private key is not a usable key).
+ * their values), the wallets they make (the main one, and each chain's extra ones), and the control
+ * API's token when one is named. Returns the main wallet's account too (undefined when the private
+ * key is not a usable key), and each chain's extra wallets' addresses.
  */
 export function checkLoadedConfig(
   config: StockrouteConfig,
   _environment: NodeJS.ProcessEnv = process.env,
-): { check: DoctorCheck; account: LocalAccount | undefined } {
-  const secretNames = [config.service.apiKeyEnv, config.service.apiSecretEnv, config.wallet.privateKeyEnv]
+): {
+  check: DoctorCheck
+  account: LocalAccount | undefined
+  /** Each chain's extra wallets (`chains[].extraWallets`), in the file's order; loadConfig checked their keys. */
+  extraWallets: ReadonlyMap<number, readonly Address[]>
+} {
+  const extraWallets = new Map(
+    config.chains.map((chain) => [
+      chain.chainId,
+      (chain.extraWallets ?? []).flatMap(({ privateKeyEnv }) => {
+        const key = config.secrets.extraWalletKeys[privateKeyEnv]
+        return key ? [privateKeyToAccount(key).address] : []
+      }),
+    ]),
+  )
+  const extraNames = [
+    ...new Set(config.chains.flatMap((chain) => (chain.extraWallets ?? []).map((w) => w.privateKeyEnv))),
+  ]
+  const secretNames = [
+    config.service.apiKeyEnv,
+    config.service.apiSecretEnv,
+    config.wallet.privateKeyEnv,
+    ...extraNames,
+  ]
   const details: Record<string, unknown> = {
     configPath: config.configPath,
     serviceBaseUrl: config.service.baseUrl,
@@ -77,12 +100,15 @@ export function checkLoadedConfig(
     dryRun: config.execution.dryRun,
     strategies: config.daemon.strategies.length,
   }
+  if ([...extraWallets.values()].some((addresses) => addresses.length > 0))
+    details.extraWallets = Object.fromEntries(extraWallets)
   let account: LocalAccount
   try {
     account = privateKeyToAccount(config.secrets.privateKey)
   } catch (error) {
     return {
       account: undefined,
+      extraWallets,
       check: {
         name: 'config',
         status: 'fail',
@@ -92,8 +118,15 @@ export function checkLoadedConfig(
     }
   }
   details.wallet = account.address
-  const summary = `${config.configPath}: service ${config.service.baseUrl}, chains ${config.chains.map((chain) => chain.chainId).join(', ')}, wallet ${account.address}; ${secretNames.join(', ')} set (not shown)${config.execution.dryRun ? '; dry run: nothing is broadcast' : ''}`
+  const extraNote = [...extraWallets]
+    .filter(([, addresses]) => addresses.length > 0)
+    .map(([chainId, addresses]) => `chain ${chainId} +${addresses.join(', ')}`)
+  const summary = `${config.configPath}: service ${config.service.baseUrl}, chains ${config.chains.map((chain) => chain.chainId).join(', ')}, wallet ${account.address}${extraNote.length > 0 ? ` (extra wallets: ${extraNote.join('; ')})` : ''}; ${secretNames.join(', ')} set (not shown)${config.execution.dryRun ? '; dry run: nothing is broadcast' : ''}`
   // loadConfig already refused a named token that is set nowhere (environment or .env).
   if (config.secrets.apiToken !== undefined) details.apiToken = 'set (redacted)'
-  return { account, check: { name: 'config', status: 'ok', message: `loaded ${summary}`, details } }
+  return {
+    account,
+    extraWallets,
+    check: { name: 'config', status: 'ok', message: `loaded ${summary}`, details },
+  }
 }

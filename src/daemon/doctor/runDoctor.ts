@@ -23,7 +23,7 @@ export type RunDoctorOptions = {
  * Runs every check of `stockroute doctor` on a loaded service configuration: the config itself,
  * the service (reachability and latency, clock skew, the API key), and per configured chain the
  * pins against the service's chain list, the RPC, the executor's code and EIP-712 domain, and the
- * wallet's gas, asset and allowance. Every network call is bounded by `timeoutMs`, the chains run
+ * gas, asset and allowance of each wallet trading on it (the main one and the chain's extra ones). Every network call is bounded by `timeoutMs`, the chains run
  * in parallel, and nothing is sent (no transaction, no router quote). Never throws for what it
  * finds: problems are checks with status `fail` or `warn`.
  *
@@ -37,7 +37,7 @@ export async function runDoctor(
 ): Promise<DoctorReport> {
   const timeoutMs = options.timeoutMs ?? defaultDoctorTimeoutMs
   const { signal } = options
-  const { check: configCheck, account } = checkLoadedConfig(config, options.environment)
+  const { check: configCheck, account, extraWallets } = checkLoadedConfig(config, options.environment)
 
   let sawDateHeader = false
   const baseFetch = options.fetch ?? fetch
@@ -74,7 +74,14 @@ export async function runDoctor(
   const chainChecks = Promise.all(
     config.chains.map((chain, index) =>
       checkChain(
-        { chain, index, served, wallet: account?.address, execution: config.execution },
+        {
+          chain,
+          index,
+          served,
+          // The main wallet trades on every chain; a chain's extra wallets add to it.
+          wallets: [...(account ? [account.address] : []), ...(extraWallets.get(chain.chainId) ?? [])],
+          execution: config.execution,
+        },
         { timeoutMs, minGasWei: options.minGasWei, signal },
       ),
     ),

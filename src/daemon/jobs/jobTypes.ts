@@ -1,4 +1,4 @@
-import type { Client } from 'viem'
+import type { Address, Client } from 'viem'
 import type { EngineLogger } from '../../engine/context.js'
 
 // What the daemon's cron jobs share: a pino-shaped logger and a chain to read from.
@@ -10,6 +10,11 @@ export type JobLogger = EngineLogger
 export type JobChain = {
   chainId: number
   publicClient: Client
+  /**
+   * The wallets that trade on this chain (the engine's `chain.wallets`), whose balances together
+   * are the ledger's positions. Default: the job's one `owner`.
+   */
+  owners?: readonly Address[] | undefined
 }
 
 /** The message of anything thrown, for a report's `why`. */

@@ -1,4 +1,4 @@
-import { type Address, erc20Abi, getAddress } from 'viem'
+import { type Address, erc20Abi, getAddress, isAddressEqual } from 'viem'
 import { getBlockNumber, readContract } from 'viem/actions'
 import { iteratePositions } from '../../api/actions/getPositions.js'
 import type { ServiceClient } from '../../api/createServiceClient.js'
@@ -7,7 +7,9 @@ import type { Ledger } from '../../store/index.js'
 import { type JobChain, type JobLogger, messageOf } from './jobTypes.js'
 
 // Cron job: the ledger's positions against the chain (the truth) and the service's view of them.
-// Reads only: a discrepancy is reported and logged for a human (or the corporate-actions job) to
+// The ledger's positions are the bot's across all wallets of a chain, so they are compared with the
+// sum of the wallets' balances; the service's are the maker's (the main wallet) only, so they are
+// compared with its balance alone. Reads only: a discrepancy is reported and logged for a human (or the corporate-actions job) to
 // resolve, never "fixed" by writing the chain's number into the ledger.
 
 /** Which source disagrees with the chain. */
@@ -20,10 +22,15 @@ export type PositionDiscrepancy = {
   tokenAddress: Address
   /** The ledger's balance (0 when the ledger has no position in the token). */
   ledger: bigint
-  /** `balanceOf(owner)` at `blockNumber`. */
+  /** The chain's wallets together: the sum of their `balanceOf` at `blockNumber` (compared with `ledger`). */
   chain: bigint
-  /** The service's balance (0 when it lists no position); null when the service could not be read. */
+  /**
+   * The service's balance of the maker (0 when it lists no position); null when the service could
+   * not be read. Compared with the maker's own balance (`owner`, in `wallets`).
+   */
   service: bigint | null
+  /** Each wallet's `balanceOf` at `blockNumber`: the maker (`owner`) first, then the chain's other wallets. */
+  wallets: { address: Address; balance: bigint }[]
   kind: PositionDiscrepancyKind
   blockNumber: bigint
   /**
@@ -37,8 +44,9 @@ export type ReconcilePositionsParameters = {
   ledger: Ledger
   /** A client for the maker `owner` (`makerAddress`, or its wallet login). */
   service: ServiceClient
+  /** The configured chains, each with its wallets (`owners`; default: `owner` alone). */
   chains: readonly JobChain[]
-  /** The wallet whose positions the ledger records. */
+  /** The maker: the main wallet, whose positions the service lists (it trades on every chain). */
   owner: Address
   logger?: JobLogger | undefined
   signal?: AbortSignal | undefined
@@ -57,12 +65,13 @@ type Candidate = { tokenAddress: Address; ticker: string; ledger: bigint; servic
 
 /**
  * For each ledger position and each service position of the configured chains, compares the
- * ledger's balance, the chain's `balanceOf(owner)` (all tokens of a chain read at one block) and the
- * service's `/positions` balance. Each discrepancy is logged at warn and reported; nothing is
+ * ledger's balance with the sum of `balanceOf` over the chain's wallets, and the service's
+ * `/positions` balance with the maker's (`owner`) `balanceOf`; every balance of a chain is read at
+ * one block. Each discrepancy is logged at warn and reported; nothing is
  * written. Never throws for one token or one chain: what cannot be read goes to `errors`.
  *
  * @example
- * const report = await reconcilePositions({ ledger, service, chains: [{ chainId, publicClient }], owner, logger })
+ * const report = await reconcilePositions({ ledger, service, chains: [{ chainId, publicClient, owners: [main, extra] }], owner: main, logger })
  * if (report.counts.total > 0) alert(report.discrepancies)
  */
 export async function reconcilePositions(
@@ -77,8 +86,11 @@ export async function reconcilePositions(
   }
   const options = signal ? { signal } : {}
 
-  for (const { chainId, publicClient } of chains) {
+  for (const { chainId, publicClient, owners } of chains) {
     signal?.throwIfAborted()
+    // The maker first, then the chain's other wallets, each once.
+    const wallets = [owner, ...(owners ?? []).filter((address) => !isAddressEqual(address, owner))]
+    const makerCounts = owners === undefined || owners.some((address) => isAddressEqual(address, owner))
     const candidates = new Map<string, Candidate>()
     for (const position of ledger.positions.listPositions({ chainId }))
       candidates.set(position.tokenAddress.toLowerCase(), {
@@ -132,29 +144,34 @@ export async function reconcilePositions(
     const balances = await Promise.all(
       [...candidates.values()].map(async (candidate) => {
         try {
-          const balance = await rpcCall(
-            publicClient,
-            `balanceOf(${owner}) of token ${candidate.tokenAddress} at block ${blockNumber}`,
-            () =>
-              readContract(publicClient, {
-                address: candidate.tokenAddress,
-                abi: erc20Abi,
-                functionName: 'balanceOf',
-                args: [owner],
-                blockNumber,
-              }),
-            options,
+          const perWallet = await Promise.all(
+            wallets.map(async (address) => ({
+              address,
+              balance: await rpcCall(
+                publicClient,
+                `balanceOf(${address}) of token ${candidate.tokenAddress} at block ${blockNumber}`,
+                () =>
+                  readContract(publicClient, {
+                    address: candidate.tokenAddress,
+                    abi: erc20Abi,
+                    functionName: 'balanceOf',
+                    args: [address],
+                    blockNumber,
+                  }),
+                options,
+              ),
+            })),
           )
-          return { candidate, balance, why: undefined }
+          return { candidate, perWallet, why: undefined }
         } catch (error) {
           signal?.throwIfAborted()
-          return { candidate, balance: undefined, why: messageOf(error) }
+          return { candidate, perWallet: undefined, why: messageOf(error) }
         }
       }),
     )
 
-    for (const { candidate, balance, why } of balances) {
-      if (balance === undefined) {
+    for (const { candidate, perWallet, why } of balances) {
+      if (perWallet === undefined) {
         report.errors.push({ chainId, tokenAddress: candidate.tokenAddress, why: why ?? 'unknown' })
         logger?.warn(
           { chainId, ticker: candidate.ticker, tokenAddress: candidate.tokenAddress, err: why },
@@ -163,9 +180,14 @@ export async function reconcilePositions(
         continue
       }
       report.checked += 1
-      const chain = balance
+      const maker = perWallet[0]?.balance ?? 0n
+      // The ledger holds the chain's wallets (the maker only when it trades on this chain).
+      const chain = perWallet.reduce(
+        (sum, wallet, index) => (index === 0 && !makerCounts ? sum : sum + wallet.balance),
+        0n,
+      )
       const ledgerDiffers = candidate.ledger !== chain
-      const serviceDiffers = candidate.service !== null && candidate.service !== chain
+      const serviceDiffers = candidate.service !== null && candidate.service !== maker
       if (!ledgerDiffers && !serviceDiffers) continue
       const kind: PositionDiscrepancyKind =
         ledgerDiffers && serviceDiffers ? 'both-differ' : ledgerDiffers ? 'ledger-differs' : 'service-differs'
@@ -176,6 +198,7 @@ export async function reconcilePositions(
         ledger: candidate.ledger,
         chain,
         service: candidate.service,
+        wallets: perWallet,
         kind,
         blockNumber,
         unfinishedExecutions: unfinished.filter((execution) => execution.ticker === candidate.ticker).length,
@@ -191,6 +214,7 @@ export async function reconcilePositions(
           ledger: discrepancy.ledger.toString(),
           chain: chain.toString(),
           service: discrepancy.service?.toString() ?? null,
+          wallets: Object.fromEntries(perWallet.map((wallet) => [wallet.address, wallet.balance.toString()])),
           kind,
           blockNumber: blockNumber.toString(),
           unfinishedExecutions: discrepancy.unfinishedExecutions,
