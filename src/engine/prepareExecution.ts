@@ -1,11 +1,11 @@
-import { encodeFunctionData, type Hex } from 'viem'
+import { type Address, encodeFunctionData, type Hex } from 'viem'
 import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/getRouterQuote.js'
 import { ServiceBadRequestError, ServiceNotFoundError } from '../api/errors.js'
 import { toSignedQuoteStruct } from '../api/quoteStruct.js'
 import { executorAbi } from '../chain/abis.js'
 import { allowanceSlotOf } from '../chain/allowanceSlot.js'
 import { readAllowance } from '../chain/erc20.js'
-import { simulateExecute } from '../chain/simulateExecute.js'
+import { type SimulateExecuteReturnType, simulateExecute } from '../chain/simulateExecute.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import { toNotional } from '../store/risk.js'
 import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
@@ -109,6 +109,10 @@ export async function prepareExecution(
   const execution = quoted.record
   announceTransition(context, execution)
 
+  // The simulation asks the node while the guard checks the signature: the node's time and ours
+  // overlap. Its answer is used only if the guard accepts the quote (it is a read: nothing is sent).
+  const simulated = simulateWithApproval(context, chain, wallet, { reply, token, onChain, atBlock, signal })
+  simulated.catch(() => undefined)
   const verdict = await guardQuote({
     intent,
     instrument,
@@ -132,68 +136,9 @@ export async function prepareExecution(
   }
   if (quoted.riskProblem) throw new ExecutionStop('rejected', `risk limit: ${quoted.riskProblem}`)
 
-  const allowance = await readAllowanceState(
-    chain.publicClient,
-    {
-      token,
-      owner,
-      spender,
-      needed: reply.quote.amountInUsed,
-      policy: settings.approvalPolicy,
-      onChain,
-      atBlock,
-    },
-    { signal },
-  )
-  const struct = toSignedQuoteStruct(reply.quote)
-  const data = encodeFunctionData({
-    abi: executorAbi,
-    functionName: 'execute',
-    args: [struct, reply.signature],
-  })
-  const afterPending = wallet.transactions.allowanceAfterPending(token, spender, onChain, atBlock)
-  const needsApproval = afterPending < allowance.needed
-  const prepared = { execution, reply, data, allowance }
-  if (!settings.simulate)
-    return {
-      ok: true,
-      prepared: {
-        ...prepared,
-        gas: settings.executeGasLimit,
-        simulation: 'not simulated',
-        approveFirst: false,
-      },
-    }
-  const layout = settings.allowanceOverride
-    ? await chain.allowanceLayouts.layoutOf(token, owner, spender, { signal })
-    : undefined
-  if (!layout && needsApproval)
-    return {
-      ok: true,
-      prepared: {
-        ...prepared,
-        gas: settings.executeGasLimit,
-        simulation: 'to be simulated after its approval (no allowance override)',
-        approveFirst: true,
-      },
-    }
-  // The allowance the execute will find: what our pending transactions leave, or the approval's.
-  const willHave = needsApproval ? allowance.target : afterPending
-  const result = await simulateExecute(
-    chain.publicClient,
-    {
-      executor: spender,
-      quote: struct,
-      signature: reply.signature,
-      taker: owner,
-      // Our pending executes spend balances the latest block still shows.
-      blockTag: wallet.transactions.status().pending > 0 ? 'pending' : 'latest',
-      allowance: layout
-        ? { token, slot: allowanceSlotOf(layout, owner, spender), amount: willHave }
-        : undefined,
-    },
-    { signal },
-  )
+  const { allowance, data, result, simulation, approveFirst } = await simulated
+  const prepared = { execution, reply, data, allowance, approveFirst, simulation }
+  if (result === undefined) return { ok: true, prepared: { ...prepared, gas: settings.executeGasLimit } }
   if (!result.ok) {
     if (result.errorName === 'QuoteExpired' && attempt < settings.maxQuoteAttempts)
       return { ok: false, requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}` }
@@ -215,13 +160,92 @@ export async function prepareExecution(
   }
   return {
     ok: true,
-    prepared: {
-      ...prepared,
-      gas: result.gas + (result.gas * BigInt(settings.gasBufferBps)) / 10_000n,
-      simulation: `simulated${needsApproval ? ` with the allowance of its approval (${willHave})` : ''}, gas ${result.gas}`,
-      approveFirst: false,
-    },
+    prepared: { ...prepared, gas: result.gas + (result.gas * BigInt(settings.gasBufferBps)) / 10_000n },
   }
+}
+
+/**
+ * The allowance reading and ONE simulation of the execute with the allowance it will find: what
+ * our pending transactions leave, or, when an approval is needed, the approval's amount as a state
+ * override of the token's allowance slot. No simulation (`result` undefined) when simulating is
+ * off, or when an approval is needed and the token's slot is unknown (it goes first then).
+ */
+async function simulateWithApproval(
+  context: EngineContext,
+  chain: ChainRuntime,
+  wallet: ChainWallet,
+  parameters: {
+    reply: GetRouterQuoteReturnType
+    token: Address
+    onChain: bigint
+    atBlock: bigint | undefined
+    signal: AbortSignal | undefined
+  },
+): Promise<{
+  allowance: AllowanceReading
+  data: Hex
+  result: SimulateExecuteReturnType | undefined
+  simulation: string
+  approveFirst: boolean
+}> {
+  const { settings } = context
+  const { reply, token, onChain, atBlock, signal } = parameters
+  const owner = wallet.account.address
+  const spender = chain.executorAddress
+  const allowance = await readAllowanceState(
+    chain.publicClient,
+    {
+      token,
+      owner,
+      spender,
+      needed: reply.quote.amountInUsed,
+      policy: settings.approvalPolicy,
+      onChain,
+      atBlock,
+    },
+    { signal },
+  )
+  const struct = toSignedQuoteStruct(reply.quote)
+  const data = encodeFunctionData({
+    abi: executorAbi,
+    functionName: 'execute',
+    args: [struct, reply.signature],
+  })
+  const afterPending = wallet.transactions.allowanceAfterPending(token, spender, onChain, atBlock)
+  const needsApproval = afterPending < allowance.needed
+  const base = { allowance, data }
+  if (!settings.simulate)
+    return { ...base, result: undefined, simulation: 'not simulated', approveFirst: false }
+  const layout = settings.allowanceOverride
+    ? await chain.allowanceLayouts.layoutOf(token, owner, spender, { signal })
+    : undefined
+  if (!layout && needsApproval)
+    return {
+      ...base,
+      result: undefined,
+      simulation: 'to be simulated after its approval (no allowance override)',
+      approveFirst: true,
+    }
+  const willHave = needsApproval ? allowance.target : afterPending
+  const result = await simulateExecute(
+    chain.publicClient,
+    {
+      executor: spender,
+      quote: struct,
+      signature: reply.signature,
+      taker: owner,
+      // Our pending executes spend balances the latest block still shows.
+      blockTag: wallet.transactions.status().pending > 0 ? 'pending' : 'latest',
+      allowance: layout
+        ? { token, slot: allowanceSlotOf(layout, owner, spender), amount: willHave }
+        : undefined,
+    },
+    { signal },
+  )
+  const simulation = result.ok
+    ? `simulated${needsApproval ? ` with the allowance of its approval (${willHave})` : ''}, gas ${result.gas}`
+    : `simulation failed: ${result.message}`
+  return { ...base, result, simulation, approveFirst: false }
 }
 
 async function requestQuote(

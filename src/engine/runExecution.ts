@@ -40,12 +40,14 @@ export async function runExecution(
       signal ? { signal } : {},
     )
     const intent = checkIntent(intentOf(execution), instrument, chain.asset.decimals)
+    // The wallet is chosen and its pipeline slot taken at once (no await between), so executions
+    // submitted together spread over the wallets.
     const wallet = walletForExecution(context, chain, execution)
-    // A wallet under recovery takes no new transaction until its nonces are sound.
-    await wallet.transactions.ready(signal)
-    // Stage one runs concurrently, a few executions deep per chain: deep enough to keep the wallet
+    // Stage one runs concurrently, a few executions deep per wallet: deep enough to keep the wallet
     // busy, shallow enough that no quote ages waiting for the critical section.
     const submitted = await wallet.pipeline.add(async () => {
+      // A wallet under recovery takes no new transaction until its nonces are sound.
+      await wallet.transactions.ready(signal)
       // An RPC or service call that got no answer before the execute was signed is tried again
       // with a fresh quote, a few times, rather than failing the trade.
       for (let round = 1; ; round++) {

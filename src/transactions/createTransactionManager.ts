@@ -11,7 +11,7 @@ import { checkPending, followReorg, includeFromBlocks } from './followTransactio
 import type { ManagerCore } from './managerCore.js'
 import { allowanceAfterPending } from './pendingAllowances.js'
 import { recoverWallet } from './recoverWallet.js'
-import { fillGap, rebroadcast, refuseAll, replace } from './repairs.js'
+import { afterRefusal, fillGap, rebroadcast, replace } from './repairs.js'
 import type { SigningCore } from './signingCore.js'
 import type {
   BroadcastResult,
@@ -161,9 +161,6 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       failpoint(record.kind === 'approve' ? 'approve-broadcast' : 'broadcast')
       parameters.onStep?.({ step: 'broadcast', tx: record })
       lastSentAt.set(record.hash, atMs)
-      // A chain that mines at once (automine, fast L2s) has the block in a moment: look for it
-      // now and often for a while rather than at the next tick.
-      blocks.hurry(hurryAfterSendMs)
       return { status: 'broadcast', atMs }
     }
     if (sent.outcome === 'refused' || (sent.outcome === 'underpriced' && record.replacesId !== null))
@@ -173,31 +170,26 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     return { status: 'unknown', error: sent.error, atMs }
   }
 
-  /** Sends `records` back to back, in nonce order; once one is refused, the rest are not sent. */
+  /**
+   * Sends `records` at once, in nonce order on the wire: a node holds a later nonce until the one
+   * before it arrives, so an approval and its execute cost one round trip, not two.
+   */
   const broadcast = (records: readonly TransactionRecord[]): Promise<BroadcastResult[]> =>
     broadcasts.add(async () => {
-      const results: BroadcastResult[] = []
       if (parameters.dryRun) return records.map(() => ({ status: 'not-sent' as const }))
-      const accepted: TransactionRecord[] = []
-      for (const [index, record] of records.entries()) {
-        const result = await sendOne(record)
-        results.push(result)
-        if (result.status === 'broadcast') accepted.push(record)
-        if (result.status !== 'refused') continue
-        const unsent = records.slice(index + 1)
-        await refuseAll(signing, [record, ...unsent], result.error)
-        for (const _ of unsent)
-          results.push({
-            status: 'refused',
-            error: `not sent: ${record.kind} ${record.hash} before it was refused`,
-          })
-        break
-      }
-      // The bundle's accepted transactions marked in one commit (idempotent: one mined meanwhile stays mined).
-      if (accepted.length > 0)
+      const results = await Promise.all(records.map(sendOne))
+      const accepted = records.filter((_, index) => results[index]?.status === 'broadcast')
+      if (accepted.length > 0) {
+        // A chain that mines at once (automine, fast L2s) has the blocks in a moment: look for them
+        // now, once the whole bundle is sent (one poll then finds them all), and often for a while.
+        blocks.hurry(hurryAfterSendMs)
+        // Marked in one commit (idempotent: one mined meanwhile stays mined).
         ledger.atomically(() => {
           for (const record of accepted) ledger.transactions.markBroadcast(chainId, record.hash)
         })
+      }
+      const first = results.findIndex((result) => result.status === 'refused')
+      if (first >= 0) await afterRefusal(signing, records, results, first)
       return results
     })
 

@@ -9,8 +9,8 @@ import type { BroadcastResult, TransactionRequest } from './types.js'
 // nonce back, replace a stuck one, fill a gap, send one again. Each takes the critical section.
 
 /**
- * The node refused `records` for good (the first one refused; the rest were queued behind it and
- * never sent): each is failed with its execution told; their nonces are given back when they are the
+ * The node refused `records` for good (a bundle's refused members, lowest nonce first): each is
+ * failed with its execution told; their nonces are given back when they are the
  * last taken, else the pending check fills them. Handled from the highest nonce down, so a whole
  * refused bundle gives all its nonces back.
  */
@@ -23,7 +23,7 @@ export function refuseAll(core: SigningCore, records: readonly TransactionRecord
       const reason =
         record === first
           ? `the node refused ${record.kind} ${record.hash}: ${error}`
-          : `${record.kind} ${record.hash} was not sent: ${first?.kind} ${first?.hash} before it was refused (${error})`
+          : `the node refused ${record.kind} ${record.hash} after ${first?.kind} ${first?.hash}: ${error}`
       ledger.atomically(() => {
         ledger.transactions.markFailed(chainId, record.hash, reason)
         if (record.replacesId === null) handler.abandoned(record, reason)
@@ -37,6 +37,35 @@ export function refuseAll(core: SigningCore, records: readonly TransactionRecord
     }
     for (const record of records) handler.settled?.(record)
   })
+}
+
+/**
+ * Part of a bundle was refused for good. The refused ones fail (their nonces come back when they
+ * are the last taken); one sent after a refused one would wait behind its nonce and then land
+ * without it (an execute without its approval reverts), so it is cancelled (a self-transfer at its
+ * nonce, its execution failed with the reason) and the refused nonces below it are filled.
+ */
+export async function afterRefusal(
+  core: SigningCore,
+  records: readonly TransactionRecord[],
+  results: readonly BroadcastResult[],
+  first: number,
+): Promise<void> {
+  const refusedResult = results[first]
+  const refused = records[first]
+  if (!refused || refusedResult?.status !== 'refused') return
+  const why = `${refused.kind} ${refused.hash} before it was refused (${refusedResult.error})`
+  const laterLive = records.filter((_, index) => index > first && results[index]?.status !== 'refused')
+  for (const record of laterLive) {
+    const cancel = await replace(core, record, 'cancel', why)
+    if (!cancel) continue
+    core.ledger.atomically(() => core.handler.abandoned(record, `${why}; cancelled by ${cancel.hash}`))
+    core.handler.settled?.(record)
+  }
+  const allRefused = records.filter((_, index) => results[index]?.status === 'refused')
+  await refuseAll(core, allRefused, refusedResult.error)
+  const highestLive = Math.max(-1, ...laterLive.map((record) => record.nonce))
+  for (const record of allRefused) if (record.nonce < highestLive) await fillGap(core, record.nonce)
 }
 
 /** A copy of `current`'s call (speed-up) or a self-transfer (cancel) at its nonce, with higher fees; undefined when not possible now. */

@@ -146,8 +146,8 @@ export type TransactionManager = {
    * `send` for several transactions at once: inside the critical section, after `options.check`,
    * `build` says what to sign (it may plan from the ledger's pending transactions, which no other
    * send changes meanwhile, or throw to stop with nothing signed); all are signed at consecutive
-   * nonces and stored in ONE ledger commit, then sent back to back in nonce order. A refusal stops
-   * the rest of the bundle from being sent (they fail, and their nonces come back).
+   * nonces and stored in ONE ledger commit, then sent at once in nonce order. A member sent after a
+   * refused one is cancelled (so an execute never lands without its approval) and the hole filled.
    */
   sendAll(build: () => readonly TransactionRequest[], options: SendOptions): Promise<SentTransactions>
   /**

@@ -33,7 +33,7 @@ function quoteIdOf(tx: Pick<TransactionRecord, 'raw'>): Hex | undefined {
 }
 
 describe('pipeline', () => {
-  it('signs concurrent executions in one nonce order, each approval right before its execute, broadcast in that order', async () => {
+  it('signs concurrent executions in one nonce order, each approval right before its execute, sent bundle after bundle', async () => {
     const chain = chainWithRouter()
     const broadcastNonces: number[] = []
     const test = await createTestEngine(service(), {
@@ -64,9 +64,43 @@ describe('pipeline', () => {
           ['execute', 1],
         ])
       }
-      // Handed to the node in nonce order.
-      expect(broadcastNonces).toEqual([...broadcastNonces].sort((a, b) => a - b))
+      // Handed to the node bundle after bundle in nonce order (an approval and its execute are sent
+      // at once, so within a bundle the node may answer the execute first).
+      const bundles = broadcastNonces.map((nonce) => Math.floor(nonce / 2))
+      expect(bundles).toEqual([...bundles].sort((a, b) => a - b))
       expect(broadcastNonces).toHaveLength(all.length)
+    } finally {
+      await test.close()
+    }
+  })
+
+  it("spreads executions submitted together over the chain's wallets, each with its own nonce sequence", async () => {
+    const chain = chainWithRouter()
+    const test = await createTestEngine(service(), {
+      ledgerPath: ledgers.path(),
+      funding: { asset: '20000' },
+      extraWallets: 1,
+      settings: { pipelineDepth: 2 },
+    })
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => test.engine.execute(buy(chain.chainId, `spread-${i}`))),
+      )
+      for (const outcome of outcomes)
+        expect(outcome.execution.state, outcome.execution.reason).toBe('confirmed')
+      const wallets = [test.account.address, ...test.extraAccounts.map((account) => account.address)]
+      const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+      for (const address of wallets) {
+        const sent = outcomes.flatMap((outcome) => outcome.transactions).filter((tx) => tx.from === address)
+        // Both wallets traded; each one's nonces run 0..n-1, as its chain count says.
+        expect(sent.length).toBeGreaterThan(0)
+        expect(sent.map((tx) => tx.nonce).sort((a, b) => a - b)).toEqual(sent.map((_, i) => i))
+        expect(await getTransactionCount(publicClient, { address })).toBe(sent.length)
+        // Every execution signs from one wallet only.
+      }
+      for (const outcome of outcomes) expect(new Set(outcome.transactions.map((tx) => tx.from)).size).toBe(1)
+      // The fills are the bot's: one per execution, attributed whichever wallet sent it.
+      expect(outcomes.map((outcome) => outcome.fills.length)).toEqual(outcomes.map(() => 1))
     } finally {
       await test.close()
     }

@@ -56,6 +56,8 @@ export type TestEngineOptions = {
   hooks?: EngineHooks
   /** The engine's clock (Unix ms); default `Date.now`. */
   now?: () => number
+  /** Wallets besides the main one on every chain, funded like it (default none). */
+  extraWallets?: number
 }
 
 /**
@@ -67,6 +69,11 @@ export async function createTestEngine(service: SandboxService, options: TestEng
   const account = privateKeyToAccount(privateKey)
   if (options.funding)
     await Promise.all(localChains().map((chain) => fundAddress(chain, account.address, options.funding)))
+  const extraAccounts = Array.from({ length: options.extraWallets ?? 0 }, () =>
+    privateKeyToAccount(generatePrivateKey()),
+  )
+  for (const extra of extraAccounts)
+    await Promise.all(localChains().map((chain) => fundAddress(chain, extra.address, options.funding ?? {})))
   const ledger = openLedger({ path: options.ledgerPath })
   const client = createServiceClient({
     baseUrl: service.url,
@@ -77,7 +84,9 @@ export async function createTestEngine(service: SandboxService, options: TestEng
     ledger,
     service: client,
     account,
-    chains: engineChainsOf(),
+    chains: engineChainsOf().map((chain) =>
+      extraAccounts.length > 0 ? { ...chain, accounts: [account, ...extraAccounts] } : chain,
+    ),
     settings: { ...testEngineSettings, ...options.settings },
     hooks: options.hooks,
     now: options.now,
@@ -87,6 +96,7 @@ export async function createTestEngine(service: SandboxService, options: TestEng
     engine,
     ledger,
     account,
+    extraAccounts,
     privateKey,
     client,
     async close() {
