@@ -2,6 +2,7 @@ import PQueue from 'p-queue'
 import { type Hex, keccak256, type LocalAccount, type PublicClient, type WalletClient } from 'viem'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
+import { createBroadcastMarks } from './broadcastMarks.js'
 import { broadcastRaw } from './broadcastRaw.js'
 import { type ChainBlocks, createChainBlocks } from './chainBlocks.js'
 import { TransactionManagerError } from './errors.js'
@@ -45,6 +46,9 @@ export type CreateTransactionManagerParameters = {
   /** Observers of each step (signed, broadcast, receipt), synchronous, for metrics and crash tests. */
   onStep?: ((step: { step: 'signed' | 'broadcast' | 'receipt'; tx: TransactionRecord }) => void) | undefined
 }
+
+/** The longest an accepted broadcast waits to be marked in the ledger with another commit, ms. */
+const markDelayMs = 200
 
 /** How long the block watcher polls fast after one of our transactions is accepted, ms. */
 const hurryAfterSendMs = 2_000
@@ -153,6 +157,14 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
 
   const lastSentAt = new Map<Hex, number>()
 
+  const marks = createBroadcastMarks({
+    ledger,
+    chainId,
+    delayMs: markDelayMs,
+    onError: (error) =>
+      emit({ kind: 'error', message: `chain ${chainId}: could not mark broadcasts: ${messageOf(error)}` }),
+  })
+
   /** Hands one record to the node; a refusal is returned, not acted on. */
   const sendOne = async (record: TransactionRecord): Promise<BroadcastResult> => {
     const atMs = now()
@@ -183,10 +195,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         // A chain that mines at once (automine, fast L2s) has the blocks in a moment: look for them
         // now, once the whole bundle is sent (one poll then finds them all), and often for a while.
         blocks.hurry(hurryAfterSendMs)
-        // Marked in one commit (idempotent: one mined meanwhile stays mined).
-        ledger.atomically(() => {
-          for (const record of accepted) ledger.transactions.markBroadcast(chainId, record.hash)
-        })
+        marks.add(accepted.map((record) => record.hash))
       }
       const first = results.findIndex((result) => result.status === 'refused')
       if (first >= 0) await afterRefusal(signing, records, results, first)
@@ -234,6 +243,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     rebroadcast: (record, reason) => rebroadcast(signing, record, reason),
     counters,
     onReceipt: (tx: TransactionRecord) => parameters.onStep?.({ step: 'receipt', tx }),
+    markBroadcasts: marks.write,
     signal: stopper.signal,
   }
 
@@ -370,6 +380,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       if (ownBlocks) await blocks.stop()
       await Promise.allSettled([checking, recovering, critical])
       await broadcasts.onIdle()
+      marks.flush()
     },
   }
   return manager

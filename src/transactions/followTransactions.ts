@@ -70,8 +70,9 @@ function commitInclusions(
     if (tx.kind === 'execute') failpoint('before-fill-commit')
   }
   const problems: string[] = []
-  const committed = ledger.atomically(() =>
-    inclusions.flatMap(({ tx, receipt, block }) => {
+  const committed = ledger.atomically(() => {
+    core.markBroadcasts()
+    return inclusions.flatMap(({ tx, receipt, block }) => {
       try {
         return ledger.atomically(() => {
           const current = ledger.transactions.getTransaction(chainId, tx.hash)
@@ -90,8 +91,8 @@ function commitInclusions(
         problems.push(`${tx.kind} ${tx.hash}: ${error instanceof Error ? error.message : String(error)}`)
         return []
       }
-    }),
-  )
+    })
+  })
   for (const problem of problems)
     core.emit({ kind: 'error', message: `chain ${chainId}: could not record the inclusion of ${problem}` })
   for (const mined of committed) core.handler.settled?.(mined)

@@ -37,5 +37,7 @@ export type ManagerCore = {
   rebroadcast: (record: TransactionRecord, reason: string) => Promise<BroadcastResult>
   counters: { gapsFilled: number; replacements: number; rebroadcasts: number; reorgs: number }
   onReceipt: (tx: TransactionRecord) => void
+  /** Writes the broadcasts accepted and not yet marked; call inside a ledger transaction about to commit. */
+  markBroadcasts: () => void
   signal: AbortSignal
 }
