@@ -2,12 +2,16 @@ import {
   type Address,
   getAddress,
   type Hex,
+  hashTypedData,
   isAddressEqual,
+  recoverPublicKey,
   recoverTypedDataAddress,
   type TypedDataDomain,
 } from 'viem'
+import { publicKeyToAddress } from 'viem/accounts'
 import { routerQuoteTypes, type SignedQuoteStruct } from '../domain/routerQuote.js'
 import type { ExecutorDomain } from './readExecutorDomain.js'
+import { rememberSigner, verifyKnownSigner } from './signerKeys.js'
 
 /** The rule a router quote broke. */
 export type RouterQuoteRule = 'signer' | 'domain' | 'expired' | 'validity' | 'horizon'
@@ -115,7 +119,7 @@ export async function verifyRouterQuote(
   if (domainProblem) return domainProblem
 
   const domain = typedDataDomain(executorDomain)
-  const recovered = await recover(domain, quote, signature)
+  const recovered = await recoverOrVerify(domain, quote, signature, pinned.operatorAddress)
   if (!recovered || !isAddressEqual(recovered, pinned.operatorAddress)) {
     for (const known of knownExecutors) {
       const signer = await recover(typedDataDomain(known.domain), quote, signature)
@@ -218,6 +222,35 @@ function typedDataDomain(domain: KnownExecutor['domain'] & Partial<Pick<Executor
   if (fields & fieldBits.version) typed.version = domain.version
   if (fields & fieldBits.salt && domain.salt) typed.salt = domain.salt
   return typed
+}
+
+/**
+ * The signer of `quote` when it is the pinned operator, checked against the operator's known public
+ * key (a third of a recovery's cost); else, or for the first quote, recovered (the operator's key is
+ * then remembered).
+ */
+async function recoverOrVerify(
+  domain: TypedDataDomain,
+  quote: SignedQuoteStruct,
+  signature: Hex,
+  operator: Address,
+): Promise<Address | undefined> {
+  let hash: Hex
+  try {
+    hash = hashTypedData({ domain, types: routerQuoteTypes, primaryType: 'Quote', message: quote })
+  } catch {
+    return undefined
+  }
+  if (verifyKnownSigner(operator, hash, signature) === true) return getAddress(operator)
+  try {
+    const publicKey = await recoverPublicKey({ hash, signature })
+    const signer = publicKeyToAddress(publicKey)
+    if (isAddressEqual(signer, operator)) rememberSigner(operator, publicKey)
+    return getAddress(signer)
+  } catch {
+    // A malformed signature: nothing recovers, which the caller reports as rule `signer`.
+    return undefined
+  }
 }
 
 async function recover(
