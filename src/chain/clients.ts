@@ -10,6 +10,7 @@ import {
   type PublicClient,
   type WalletClient,
 } from 'viem'
+import { createNodeFetch } from './nodeFetch.js'
 
 export type DefineRpcChainParameters = {
   chainId: number
@@ -118,16 +119,17 @@ export function createChainClients<account extends Account | undefined = undefin
     ? createWalletClient({
         account,
         chain,
-        transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0 }),
+        transport: http(rpcUrl, { timeout: timeoutMs, retryCount: 0, fetchFn: createNodeFetch() }),
       })
     : undefined
   return { chain, publicClient, walletClient } as ChainClients<account>
 }
 
-/** `fetch` with at most `concurrency` requests in flight; the others wait their turn in order. */
+/** A `fetch` (Node's HTTP client, see nodeFetch.ts) with at most `concurrency` requests in flight; the others wait their turn in order. */
 function boundedFetch(concurrency: number): typeof fetch {
   if (!Number.isInteger(concurrency) || concurrency < 1)
     throw new RangeError(`maxConcurrentReads ${concurrency} must be a whole number >= 1`)
   const queue = new PQueue({ concurrency })
-  return (input, init) => queue.add(() => fetch(input, init))
+  const send = createNodeFetch()
+  return (input, init) => queue.add(() => send(input, init))
 }
