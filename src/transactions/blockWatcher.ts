@@ -7,6 +7,11 @@ const maxBatch = 16n
 /** The head poll interval while {@link BlockWatcher.hurry} is in effect, ms. */
 export const hurriedPollMs = 20
 
+/** Right after a send, the head is polled this often for {@link eagerWindowMs}, ms. */
+const eagerPollMs = 3
+/** How long after a send the eager polling lasts: a chain that mines at once has the block by then, ms. */
+const eagerWindowMs = 60
+
 /** A block as the watcher keeps it: enough to follow the chain and find ours in it. */
 export type WatchedBlock = {
   number: bigint
@@ -62,7 +67,7 @@ export type BlockWatcher = {
   /** The last canonical block reported, if any. */
   head(): WatchedBlock | undefined
   /**
-   * Polls now and every {@link hurriedPollMs} for `forMs` (one of our transactions was just sent:
+   * Polls now, every few ms for a moment, then every {@link hurriedPollMs} for `forMs` (one of our transactions was just sent:
    * its block may come at once, as on anvil's automine or a fast L2), then at `pollMs` again.
    */
   hurry(forMs: number): void
@@ -101,6 +106,8 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
     watchedOf(await getBlock(client, { blockNumber: number, includeTransactions: false }))
   const at = (number: bigint) => known.find((block) => block.number === number)
 
+  /** Whether the last poll reported a new block. */
+  let advanced = false
   const advance = async () => {
     // The head block itself rather than its number: when it is the one block new since the last
     // poll (the usual case), it is not read twice.
@@ -135,6 +142,7 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
       for (const block of accepted) known.push(block)
       while (known.length > window) known.shift()
       if (accepted.length > 0) {
+        advanced = true
         await listener.onBlocks(accepted)
         next = (accepted.at(-1) as WatchedBlock).number + 1n
       }
@@ -184,12 +192,26 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
     return running
   }
   let hurriedUntil = 0
+  let eagerUntil = 0
   const loop = () => {
     if (stopped) return
     void poll().finally(() => {
       if (stopped) return
       clearTimeout(timer)
-      timer = setTimeout(loop, performance.now() < hurriedUntil ? Math.min(pollMs, hurriedPollMs) : pollMs)
+      // Hurried and a block came: another may follow at once (a chain that mines each transaction
+      // in a block of its own, like anvil's automine), so look again right away.
+      const now = performance.now()
+      const hurried = now < hurriedUntil
+      const eager = advanced || now < eagerUntil
+      const delay = hurried
+        ? eager
+          ? advanced
+            ? 1
+            : eagerPollMs
+          : Math.min(pollMs, hurriedPollMs)
+        : pollMs
+      advanced = false
+      timer = setTimeout(loop, delay)
     })
   }
   loop()
@@ -199,6 +221,7 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
     poll,
     hurry(forMs) {
       hurriedUntil = Math.max(hurriedUntil, performance.now() + forMs)
+      eagerUntil = performance.now() + Math.min(forMs, eagerWindowMs)
       clearTimeout(timer)
       loop()
     },

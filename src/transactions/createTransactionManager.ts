@@ -5,10 +5,11 @@ import type { TransactionRecord } from '../store/transactions.js'
 import { createBroadcastMarks } from './broadcastMarks.js'
 import { broadcastRaw } from './broadcastRaw.js'
 import { type ChainBlocks, createChainBlocks } from './chainBlocks.js'
+import { createEarlyReceipts } from './earlyReceipts.js'
 import { TransactionManagerError } from './errors.js'
 import { failpoint } from './failpoints.js'
 import { createFeeSource } from './fees.js'
-import { checkPending, followReorg, includeFromBlocks } from './followTransactions.js'
+import { checkPending, followReorg, includeFromBlocks, receiptOf } from './followTransactions.js'
 import type { ManagerCore } from './managerCore.js'
 import { allowanceAfterPending } from './pendingAllowances.js'
 import { recoverWallet } from './recoverWallet.js'
@@ -157,6 +158,8 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
 
   const lastSentAt = new Map<Hex, number>()
 
+  const earlyReceipts = createEarlyReceipts((hash) => receiptOf(core, hash))
+
   const marks = createBroadcastMarks({
     ledger,
     chainId,
@@ -196,6 +199,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         // now, once the whole bundle is sent (one poll then finds them all), and often for a while.
         blocks.hurry(hurryAfterSendMs)
         marks.add(accepted.map((record) => record.hash))
+        earlyReceipts.ask(accepted.map((record) => record.hash))
       }
       const first = results.findIndex((result) => result.status === 'refused')
       if (first >= 0) await afterRefusal(signing, records, results, first)
@@ -244,6 +248,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     counters,
     onReceipt: (tx: TransactionRecord) => parameters.onStep?.({ step: 'receipt', tx }),
     markBroadcasts: marks.write,
+    earlyReceipts,
     signal: stopper.signal,
   }
 

@@ -32,7 +32,12 @@ export async function includeFromBlocks(core: ManagerCore, blocks: readonly Watc
       if (tx) found.push({ tx, block })
     }
   if (found.length === 0) return
-  const receipts = await Promise.all(found.map(({ tx }) => receiptOf(core, tx.hash)))
+  const receipts = await Promise.all(
+    found.map(async ({ tx, block }) => {
+      const receipt = await core.earlyReceipts.take(tx.hash)
+      return receipt?.blockHash === block.hash ? receipt : receiptOf(core, tx.hash)
+    }),
+  )
   // The node may answer for the block before it serves the receipt: the next check finds it.
   commitInclusions(
     core,

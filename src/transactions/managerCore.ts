@@ -1,6 +1,7 @@
 import type { Hex, PublicClient } from 'viem'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
+import type { EarlyReceipts } from './earlyReceipts.js'
 import type {
   BroadcastResult,
   TransactionManagerEvent,
@@ -37,6 +38,11 @@ export type ManagerCore = {
   rebroadcast: (record: TransactionRecord, reason: string) => Promise<BroadcastResult>
   counters: { gapsFilled: number; replacements: number; rebroadcasts: number; reorgs: number }
   onReceipt: (tx: TransactionRecord) => void
+  /**
+   * Receipts asked for right after our transactions were accepted (a chain that mines at once has
+   * them by the time the block watcher reports their block): taken once by the inclusion.
+   */
+  earlyReceipts: EarlyReceipts
   /** Writes the broadcasts accepted and not yet marked; call inside a ledger transaction about to commit. */
   markBroadcasts: () => void
   signal: AbortSignal
