@@ -95,7 +95,7 @@ export const executionConfigSchema = strictSection({
   }).optional(),
   /** Sign and simulate, never broadcast; uses a ledger file of its own (default false). */
   dryRun: boolean('sign and simulate but never broadcast; default false').default(false),
-  /** Executions per wallet and chain in their quote-to-signature stages at once (engine default 4). */
+  /** Executions per wallet and chain in their quote-to-signature stages at once (engine default 2). */
   pipelineDepth: wholeNumber(
     1,
     64,

@@ -84,7 +84,7 @@ export async function createChainRuntimes(
       runtime: Omit<ChainRuntime, 'wallets'>,
       wallet: Pick<ChainWallet, 'account' | 'walletClient'>,
     ) => TransactionManager
-    /** Executions in stages one and two at once per chain (default 4). */
+    /** Executions in stages one and two at once per wallet (default 2). */
     pipelineDepth?: number | undefined
     /** Told each time a chain's RPC did not answer during setup and is tried again. */
     onRetry?: ((chainId: number, message: string) => void) | undefined
@@ -177,7 +177,7 @@ export async function createChainRuntimes(
         account: walletAccount,
         walletClient,
         transactions: createManager(runtime, { account: walletAccount, walletClient }),
-        pipeline: new PQueue({ concurrency: parameters.pipelineDepth ?? 4 }),
+        pipeline: new PQueue({ concurrency: parameters.pipelineDepth ?? 2 }),
       }
     })
     return { ...runtime, wallets }

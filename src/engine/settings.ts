@@ -84,7 +84,7 @@ export const defaultEngineSettings: EngineSettings = {
   fxRates: defaultFxRates,
   extraSpenders: [],
   risk: {},
-  pipelineDepth: 4,
+  pipelineDepth: 2,
   allowanceOverride: true,
   marketPriceMaxAgeMs: 5_000,
   dryRun: false,
