@@ -1,4 +1,4 @@
-import type { ExecutionPatch, ExecutionRecord, ExecutionState } from '../store/executions.js'
+import type { ExecutionEvent, ExecutionPatch, ExecutionRecord, ExecutionState } from '../store/executions.js'
 import type { EngineContext } from './context.js'
 
 /**
@@ -30,8 +30,21 @@ export function moveExecution(
  * announceTransition(context, record)
  */
 export function announceTransition(context: EngineContext, record: ExecutionRecord): void {
-  const event = context.ledger.executions.listExecutionEvents(record.id).at(-1)
-  if (!event) return
+  announceTransitions(context, record, 1)
+}
+
+/**
+ * {@link announceTransition} for the last `count` transitions, committed together, in order.
+ *
+ * @example
+ * announceTransitions(context, record, 2) // quoting, then quoted
+ */
+export function announceTransitions(context: EngineContext, record: ExecutionRecord, count: number): void {
+  for (const event of context.ledger.executions.listExecutionEvents(record.id).slice(-count))
+    announceEvent(context, record, event)
+}
+
+function announceEvent(context: EngineContext, record: ExecutionRecord, event: ExecutionEvent): void {
   context.logger?.info(
     {
       chainId: record.chainId,

@@ -15,7 +15,7 @@ import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
 import { guardQuote } from './guardQuote.js'
 import type { CheckedIntent } from './intent.js'
-import { announceTransition } from './moveExecution.js'
+import { announceTransitions } from './moveExecution.js'
 import { type AllowanceReading, readAllowanceState } from './planApprovals.js'
 import { routerQuoteParametersOf } from './quoteRequest.js'
 import type { Instrument } from './resolveInstrument.js'
@@ -61,8 +61,10 @@ export async function prepareExecution(
   chain: ChainRuntime,
   wallet: ChainWallet,
   parameters: {
-    /** In state `quoting`. */
+    /** In the state it was left in (`intent`, a dropped quote's `quoted`, `approving`): it passes `quoting` when its quote arrives. */
     execution: ExecutionRecord
+    /** Why a quote is requested (the `quoting` move's reason). */
+    why: string
     intent: CheckedIntent
     instrument: Instrument
     attempt: number
@@ -77,6 +79,7 @@ export async function prepareExecution(
   // The allowance is read at the block watcher's head, so that which of our transactions it
   // includes is known exactly (those mined after it still count as pending).
   const atBlock = wallet.transactions.head()
+  const requestedAt = context.now()
   const [reply, marketPrice, onChain] = await Promise.all([
     requestQuote(context, chain, intent, instrument, signal),
     context.marketPrice(instrument, { signal }),
@@ -93,11 +96,20 @@ export async function prepareExecution(
       toNotional(notional, chain.asset.decimals),
       context.now(),
     )
-    const record = ledger.executions.transition(
+    // The request and its answer in one commit: `quoting` holds nothing recovery needs (an
+    // execution found in it, or in the state before, is quoted again either way), and a commit
+    // costs an fsync.
+    const quoting = ledger.executions.transition(
       parameters.execution.id,
       parameters.execution,
+      'quoting',
+      parameters.why,
+    )
+    const record = ledger.executions.transition(
+      parameters.execution.id,
+      quoting,
       'quoted',
-      `quote ${reply.quote.quoteId} received`,
+      `quote ${reply.quote.quoteId} received, ${Math.round(context.now() - requestedAt)} ms after it was requested`,
       {
         quoteId: reply.quote.quoteId,
         quote: storedQuoteOf(reply, chain.asset.decimals),
@@ -107,7 +119,7 @@ export async function prepareExecution(
     return { record, riskProblem }
   })
   const execution = quoted.record
-  announceTransition(context, execution)
+  announceTransitions(context, execution, 2)
 
   // The simulation asks the node while the guard checks the signature: the node's time and ours
   // overlap. Its answer is used only if the guard accepts the quote (it is a read: nothing is sent).

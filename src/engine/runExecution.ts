@@ -7,7 +7,6 @@ import { type ChainWallet, pickWallet, walletOf } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
 import { type CheckedIntent, checkIntent, type SwapIntent } from './intent.js'
-import { moveExecution } from './moveExecution.js'
 import { prepareExecution } from './prepareExecution.js'
 import type { Instrument } from './resolveInstrument.js'
 import { recordOpenAllowancesOf } from './settlement.js'
@@ -62,7 +61,10 @@ export async function runExecution(
         } catch (error) {
           const latest = context.ledger.executions.getExecution(execution.id)
           const unsigned =
-            latest?.state === 'quoting' || latest?.state === 'quoted' || latest?.state === 'approving'
+            latest?.state === 'intent' ||
+            latest?.state === 'quoting' ||
+            latest?.state === 'quoted' ||
+            latest?.state === 'approving'
           if (!unsigned || round >= transportRetries || !isTransportFailure(error) || signal?.aborted)
             throw error
           context.logger?.warn(
@@ -152,9 +154,9 @@ async function quoteAndSubmit(
       : `resumed from ${execution.state} after a restart: requesting a new router quote`
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted()
-    execution = moveExecution(context, execution, 'quoting', why)
     const outcome = await prepareExecution(context, chain, wallet, {
       execution,
+      why,
       intent,
       instrument,
       attempt,
