@@ -64,12 +64,15 @@ const sandbox = await startSandboxProcess({ requestsPerSecond: serviceRequestsPe
 )
 progress(`sandbox child ${sandbox.pid} ready: service at ${sandbox.url}`)
 const engines: BenchEngine[] = []
+/** Quote → broadcast, ms, of the executions on loopback (sequential, throughput, concurrency, memory). */
 const overhead: number[] = []
+/** The same for the latency scenario, whose every RPC and service call is slowed on purpose. */
+const latencyOverhead: number[] = []
 const outcomes: ReturnType<typeof ledgerOutcomes>[] = []
 /** Each scenario's engines are read and closed before the next, so none weighs on the memory one. */
-const closeEngines = async () => {
+const closeEngines = async (into: number[] = overhead) => {
   for (const bench of engines.splice(0)) {
-    overhead.push(...bench.overheadMs)
+    into.push(...bench.overheadMs)
     outcomes.push(ledgerOutcomes(bench.ledger))
     await bench.close()
   }
@@ -217,6 +220,8 @@ try {
         intents: latencyIntents,
         wallMs: run.wallMs,
         confirmed: run.confirmed,
+        overheadP50Ms: percentile(bench.overheadMs, 50),
+        overheadP99Ms: percentile(bench.overheadMs, 99),
         ...ledgerOutcomes(bench.ledger),
       }
     } finally {
@@ -225,7 +230,7 @@ try {
     }
   }
 
-  await closeEngines()
+  await closeEngines(latencyOverhead)
   if (scenarios.has('memory')) {
     progress(`memory: ${memoryExecutions} executions in a row on chain ${withRouter.chainId}`)
     const bench = await engineFor([withRouter], memoryExecutions)
