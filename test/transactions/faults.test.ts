@@ -259,9 +259,12 @@ describe('reorgs', () => {
     const execute = outcome.transactions.find((tx) => tx.kind === 'execute')
     if (!execute?.blockHash) throw new Error('no mined execute')
     const { testClient, publicClient } = chainClients()
+    // Approval and execute are sent at once: anvil may mine them in one block, and the reorg must
+    // then bring both back (the execute alone would wait for its approval's nonce).
+    const sameBlock = outcome.transactions.filter((tx) => tx.blockHash === execute.blockHash)
     await testClient.request({
       method: 'anvil_reorg',
-      params: [1, [[execute.raw, 0]]],
+      params: [1, sameBlock.map((tx) => [tx.raw, 0])],
     } as never)
     const receipt = await publicClient.getTransactionReceipt({ hash: execute.hash })
     expect(receipt.blockHash).not.toBe(execute.blockHash)
