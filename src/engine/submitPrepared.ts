@@ -7,7 +7,7 @@ import type { ChainWallet } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
 import { announceTransition, moveExecution } from './moveExecution.js'
-import { type ApprovalPlan, planFromReading } from './planApprovals.js'
+import { type AllowanceReading, type ApprovalPlan, planFromReading } from './planApprovals.js'
 import type { PreparedExecution } from './prepareExecution.js'
 import { simulateAfterPending } from './simulateAfterPending.js'
 
@@ -47,15 +47,7 @@ export async function submitPrepared(
   try {
     const { records, broadcast } = await wallet.transactions.sendAll(
       () => {
-        plan = planFromReading(
-          allowance,
-          wallet.transactions.allowanceAfterPending(
-            allowance.token,
-            allowance.spender,
-            allowance.onChain,
-            allowance.atBlock,
-          ),
-        )
+        plan = planNow(wallet, allowance)
         if (plan.approvals.length > 0 && settings.approvalPolicy.kind === 'unlimited')
           context.logger?.warn(
             { chainId: chain.chainId, executionId: execution.id, spender: chain.executorAddress },
@@ -135,16 +127,7 @@ async function approveThenSimulate(
     `approving ${allowance.target} of ${allowance.token} to ${allowance.spender} (allowance ${allowance.onChain}, needed ${allowance.needed})`,
   )
   const { records, broadcast } = await wallet.transactions.sendAll(
-    () =>
-      planFromReading(
-        allowance,
-        wallet.transactions.allowanceAfterPending(
-          allowance.token,
-          allowance.spender,
-          allowance.onChain,
-          allowance.atBlock,
-        ),
-      ).approvals.map((approval) => approveRequest(context, approval)),
+    () => planNow(wallet, allowance).approvals.map((approval) => approveRequest(context, approval)),
     { executionId: execution.id, check: () => assertNotHalted(context) },
   )
   const refused = (await broadcast).find((result) => result.status === 'refused')
@@ -184,6 +167,15 @@ async function approveThenSimulate(
     gas: result.gas + (result.gas * BigInt(settings.gasBufferBps)) / 10_000n,
     simulation: `simulated after approval ${sent}, gas ${result.gas}`,
   }
+}
+
+/** The approvals to sign now: from the reading and the wallet's transactions pending at this moment. */
+function planNow(wallet: ChainWallet, allowance: AllowanceReading): ApprovalPlan {
+  const { token, spender, onChain, atBlock } = allowance
+  return planFromReading(
+    allowance,
+    wallet.transactions.allowanceAfterPending(token, spender, onChain, atBlock),
+  )
 }
 
 function approveRequest(context: EngineContext, approval: { to: Hex; data: Hex }): TransactionRequest {

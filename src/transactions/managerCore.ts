@@ -9,25 +9,30 @@ import type {
   TransactionOutcomeHandler,
 } from './types.js'
 
+/** What every part of one transaction manager shares: its wallet, ledger, settings and nonce. */
+export type ManagerBasics = {
+  chainId: number
+  address: `0x${string}`
+  ledger: Ledger
+  settings: TransactionManagerSettings
+  handler: TransactionOutcomeHandler
+  emit: (event: TransactionManagerEvent) => void
+  counters: { gapsFilled: number; replacements: number; rebroadcasts: number; reorgs: number }
+  nextNonce: () => number | undefined
+  setNextNonce: (value: number) => void
+  /** When each transaction was last handed to the node, ms (in memory: after a restart, from the first check). */
+  lastSentAt: Map<Hex, number>
+}
+
 /**
  * What the manager's recovery and its followers of the chain (blocks, reorgs, pending checks) see of
  * it: the ledger and the chain, and the manager's own moves, each of which takes the wallet's
  * critical section itself.
  */
-export type ManagerCore = {
-  chainId: number
-  address: `0x${string}`
-  ledger: Ledger
+export type ManagerCore = ManagerBasics & {
   publicClient: PublicClient
-  settings: TransactionManagerSettings
-  handler: TransactionOutcomeHandler
   now: () => number
-  emit: (event: TransactionManagerEvent) => void
   inclusionMs: () => number
-  nextNonce: () => number | undefined
-  setNextNonce: (value: number) => void
-  /** When each transaction was last handed to the node, ms (in memory: after a restart, from the first check). */
-  lastSentAt: Map<Hex, number>
   /** A speed-up (same call) or cancel (self-transfer) at `current`'s nonce with higher fees; undefined when not possible now. */
   replace: (
     current: TransactionRecord,
@@ -36,7 +41,6 @@ export type ManagerCore = {
   ) => Promise<TransactionRecord | undefined>
   fillGap: (nonce: number) => Promise<TransactionRecord>
   rebroadcast: (record: TransactionRecord, reason: string) => Promise<BroadcastResult>
-  counters: { gapsFilled: number; replacements: number; rebroadcasts: number; reorgs: number }
   onReceipt: (tx: TransactionRecord) => void
   /**
    * Receipts asked for right after our transactions were accepted (a chain that mines at once has

@@ -23,38 +23,22 @@ describe('stockroute sandbox', () => {
 
       const chains = await apiCall({ url: description.baseUrl }, '/api/v1/chains')
       expect(chains.status).toBe(200)
-      const quote = await apiCall({ url: description.baseUrl }, '/api/v1/router/quote', {
-        credential: { apiKey: description.apiKey, apiSecret: description.apiSecret, requestsPerSecond: 1 },
-        query: {
-          ticker: 'AAPL',
-          exchange: 0,
-          is_buy: true,
-          chain_id: 31338,
-          asset: description.chains[1]?.assets[0]?.address ?? '',
-          amount_in: '300',
-        },
-      })
+      const quoteRequest = () =>
+        apiCall({ url: description.baseUrl }, '/api/v1/router/quote', {
+          credential: { apiKey: description.apiKey, apiSecret: description.apiSecret, requestsPerSecond: 1 },
+          query: {
+            ticker: 'AAPL',
+            exchange: 0,
+            is_buy: true,
+            chain_id: 31338,
+            asset: description.chains[1]?.assets[0]?.address ?? '',
+            amount_in: '300',
+          },
+        })
+      const quote = await quoteRequest()
       expect(quote.status).toBe(200)
       // --rate 3: bursts of twice that, then 429 with Retry-After.
-      const burst = await Promise.all(
-        Array.from({ length: 10 }, () =>
-          apiCall({ url: description.baseUrl }, '/api/v1/router/quote', {
-            credential: {
-              apiKey: description.apiKey,
-              apiSecret: description.apiSecret,
-              requestsPerSecond: 1,
-            },
-            query: {
-              ticker: 'AAPL',
-              exchange: 0,
-              is_buy: true,
-              chain_id: 31338,
-              asset: description.chains[1]?.assets[0]?.address ?? '',
-              amount_in: '300',
-            },
-          }),
-        ),
-      )
+      const burst = await Promise.all(Array.from({ length: 10 }, quoteRequest))
       expect(burst.filter((reply) => reply.status === 429).length).toBeGreaterThanOrEqual(4)
 
       expect(description.configPath).toBe(join(dir, 'stockroute.json'))

@@ -166,8 +166,9 @@ describe('a daemon with extra wallets', () => {
       )
       expect(reconciled.body.lastReconciliation.discrepancies).toBe(0)
       const metrics = await (await fetch(`${apiUrl}/metrics`)).text()
-      // No run since the start found anything (not even one during the burst).
-      expect(metrics).toMatch(/^stockroute_reconciliation_discrepancies_total 0$/m)
+      // The latest run (after the swaps) found nothing. A run during the burst may see a trade in
+      // flight (its fill committed or not against the block it read), so the total is not asserted.
+      expect(metrics).toMatch(/^stockroute_reconciliation_discrepancies 0$/m)
 
       const report = await daemon.stop('test over')
       daemon = undefined
