@@ -54,9 +54,8 @@ export async function openBenchEngine(parameters: {
     })),
     settings: parameters.settings ?? {},
     hooks: {
-      // The clock starts at the quote's arrival (the engine records it later, with the signatures).
-      onStage(event) {
-        if (event.stage === 'quoted') quotedAt.set(event.executionId, performance.now())
+      onTransition(event) {
+        if (event.to === 'quoted') quotedAt.set(event.executionId, performance.now())
       },
       onStep(step) {
         if (step.step !== 'broadcast' || step.kind !== 'execute' || step.executionId === null) return

@@ -105,17 +105,24 @@ export function createDaemonMetrics(): DaemonMetrics {
     }),
   }
   const quotedAt = new Map<number, number>()
+  const chainOfExecution = new Map<number, string>()
 
   return {
     registry,
     hooks: {
       onTransition(event, execution) {
         const chain = String(execution.chainId)
+        if (event.to === 'quoted') {
+          quotes.inc({ chain })
+          quotedAt.set(execution.id, event.atMs)
+          chainOfExecution.set(execution.id, chain)
+        }
         if (event.to === 'quoting' && (event.from === 'quoted' || event.from === 'approving'))
           drops.inc({ chain })
         if (terminal.includes(event.to)) {
           executions.inc({ chain, outcome: event.to })
           quotedAt.delete(execution.id)
+          chainOfExecution.delete(execution.id)
         }
       },
       onStep(step) {
@@ -125,15 +132,10 @@ export function createDaemonMetrics(): DaemonMetrics {
           quoteToBroadcast.observe({ chain: String(step.chainId) }, (Date.now() - at) / 1000)
       },
       onStage(event) {
-        const chain = String(event.chainId)
-        // A quote arrives (it is recorded later, with the signatures): the clock starts.
-        if (event.stage === 'quoted') {
-          quotes.inc({ chain })
-          quotedAt.set(event.executionId, Date.now())
-          return
-        }
         const at = quotedAt.get(event.executionId)
-        if (at !== undefined) quoteToPrepared.observe({ chain }, (Date.now() - at) / 1000)
+        const chain = chainOfExecution.get(event.executionId)
+        if (at !== undefined && chain !== undefined)
+          quoteToPrepared.observe({ chain }, (Date.now() - at) / 1000)
       },
     },
     recordTransactionEvent(chainId, event) {

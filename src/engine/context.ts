@@ -40,18 +40,10 @@ export type EngineHooks = {
   onTransition?: ((event: ExecutionEvent, execution: ExecutionRecord) => void) | undefined
   onStep?: ((step: TransactionStep) => void) | undefined
   /**
-   * An execution reached a point of the pipeline: `quoted` when its router quote arrives (it is
-   * recorded later, with the signatures), `prepared` when the quote is guarded and the execute
-   * simulated, right before it asks for the wallet's critical section.
+   * An execution finished a stage of the pipeline: `prepared` when its quote is guarded and its
+   * execute simulated, right before it asks for the wallet's critical section.
    */
-  onStage?:
-    | ((event: {
-        stage: 'quoted' | 'prepared'
-        executionId: number
-        chainId: number
-        quoteId: string
-      }) => void)
-    | undefined
+  onStage?: ((event: { stage: 'prepared'; executionId: number; quoteId: string }) => void) | undefined
 }
 
 /** Every hook of {@link EngineHooks}, present. */

@@ -6,8 +6,8 @@ import { executorAbi } from '../chain/abis.js'
 import { allowanceSlotOf } from '../chain/allowanceSlot.js'
 import { readAllowance } from '../chain/erc20.js'
 import { type SimulateExecuteReturnType, simulateExecute } from '../chain/simulateExecute.js'
-import type { ExecutionPatch, ExecutionRecord } from '../store/executions.js'
-import { type Notional, toNotional } from '../store/risk.js'
+import type { ExecutionRecord } from '../store/executions.js'
+import { toNotional } from '../store/risk.js'
 import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
 import type { ChainWallet } from './chainWallet.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
@@ -21,21 +21,10 @@ import { routerQuoteParametersOf } from './quoteRequest.js'
 import type { Instrument } from './resolveInstrument.js'
 import { storedQuoteOf } from './storedQuote.js'
 
-/** A quote received and not yet recorded: the moves to quoting and quoted it makes once recorded. */
-export type QuoteToRecord = {
-  /** The `quoting` move's reason. */
-  why: string
-  /** The `quoted` move's reason. */
-  reason: string
-  patch: Required<Pick<ExecutionPatch, 'quoteId' | 'quote' | 'notional'>>
-  notional: Notional
-}
-
 /** An execution ready for the wallet's critical section: its quote guarded, its execute simulated. */
 export type PreparedExecution = {
-  /** In the state it was in before its quote (its quote is recorded with its signatures). */
+  /** In state `quoted`. */
   execution: ExecutionRecord
-  quote: QuoteToRecord
   reply: GetRouterQuoteReturnType
   /** The `execute(quote, signature)` call data. */
   data: Hex
@@ -96,32 +85,41 @@ export async function prepareExecution(
     context.marketPrice(instrument, { signal }),
     readAllowance(chain.publicClient, { token, owner, spender, blockNumber: atBlock }, { signal }),
   ])
-  context.hooks.onStage?.({
-    stage: 'quoted',
-    executionId: parameters.execution.id,
-    chainId: chain.chainId,
-    quoteId: reply.quote.quoteId,
-  })
   const notional = reply.quote.isBuy ? reply.quote.amountInUsed : reply.quote.amountOut
-  const quote: QuoteToRecord = {
-    why: parameters.why,
-    reason: `quote ${reply.quote.quoteId} received, ${Math.round(context.now() - requestedAt)} ms after it was requested`,
-    patch: {
-      quoteId: reply.quote.quoteId,
-      quote: storedQuoteOf(reply, chain.asset.decimals),
-      notional: { amount: notional, decimals: chain.asset.decimals },
-    },
-    notional: toNotional(notional, chain.asset.decimals),
-  }
-  // Nothing is committed on the way to the signatures: the quote, its notional (in flight for the
-  // risk limits) and the moves to quoted and submitted are one commit in the critical section. A
-  // quote that stops here is recorded (quoting, quoted) before the stop, for the record.
-  let execution = parameters.execution
-  const recordNow = () => {
-    execution = recordQuote(context, execution, quote)
-    return execution
-  }
-  const riskProblem = checkRiskLimits(ledger, settings.risk, chain.chainId, quote.notional, context.now())
+  // The risk check and this execution's commitment (its notional, counted in flight once quoted)
+  // are one write, so concurrent executions cannot together overshoot a limit.
+  const quoted = ledger.atomically(() => {
+    const riskProblem = checkRiskLimits(
+      ledger,
+      settings.risk,
+      chain.chainId,
+      toNotional(notional, chain.asset.decimals),
+      context.now(),
+    )
+    // The request and its answer in one commit: `quoting` holds nothing recovery needs (an
+    // execution found in it, or in the state before, is quoted again either way), and a commit
+    // costs an fsync.
+    const quoting = ledger.executions.transition(
+      parameters.execution.id,
+      parameters.execution,
+      'quoting',
+      parameters.why,
+    )
+    const record = ledger.executions.transition(
+      parameters.execution.id,
+      quoting,
+      'quoted',
+      `quote ${reply.quote.quoteId} received, ${Math.round(context.now() - requestedAt)} ms after it was requested`,
+      {
+        quoteId: reply.quote.quoteId,
+        quote: storedQuoteOf(reply, chain.asset.decimals),
+        notional: { amount: notional, decimals: chain.asset.decimals },
+      },
+    )
+    return { record, riskProblem }
+  })
+  const execution = quoted.record
+  announceTransitions(context, execution, 2)
 
   // The simulation asks the node while the guard checks the signature: the node's time and ours
   // overlap. Its answer is used only if the guard accepts the quote (it is a read: nothing is sent).
@@ -138,7 +136,6 @@ export async function prepareExecution(
     now: context.now,
   })
   if (!verdict.ok) {
-    recordNow()
     const timeRule = verdict.rule === 'validity' || verdict.rule === 'expired'
     if (timeRule && attempt < settings.maxQuoteAttempts)
       return { ok: false, requote: `quote ${reply.quote.quoteId} dropped (${verdict.message})` }
@@ -149,16 +146,12 @@ export async function prepareExecution(
       )
     throw new ExecutionStop('rejected', `guard ${verdict.rule}: ${verdict.message}`)
   }
-  if (riskProblem) {
-    recordNow()
-    throw new ExecutionStop('rejected', `risk limit: ${riskProblem}`)
-  }
+  if (quoted.riskProblem) throw new ExecutionStop('rejected', `risk limit: ${quoted.riskProblem}`)
 
   const { allowance, data, result, simulation, approveFirst } = await simulated
-  const prepared = { execution, quote, reply, data, allowance, approveFirst, simulation }
+  const prepared = { execution, reply, data, allowance, approveFirst, simulation }
   if (result === undefined) return { ok: true, prepared: { ...prepared, gas: settings.executeGasLimit } }
   if (!result.ok) {
-    recordNow()
     if (result.errorName === 'QuoteExpired' && attempt < settings.maxQuoteAttempts)
       return { ok: false, requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}` }
     // Short of allowance while our own transactions are still landing (no override possible): a
@@ -287,33 +280,4 @@ async function requestQuote(
       })
     throw error
   }
-}
-
-/**
- * Records a quote: the moves to quoting and quoted with the quote and its notional, in one commit
- * (once: an execution already quoted with it is returned as it is).
- *
- * @example
- * execution = recordQuote(context, execution, prepared.quote)
- */
-export function recordQuote(
-  context: EngineContext,
-  execution: ExecutionRecord,
-  quote: QuoteToRecord,
-): ExecutionRecord {
-  if (execution.state === 'quoted' && execution.quoteId === quote.patch.quoteId) return execution
-  const recorded = context.ledger.atomically(() => quoteMoves(context, execution, quote))
-  announceTransitions(context, recorded, 2)
-  return recorded
-}
-
-/** The moves to quoting and quoted, inside the caller's ledger transaction. */
-export function quoteMoves(
-  context: EngineContext,
-  execution: ExecutionRecord,
-  quote: QuoteToRecord,
-): ExecutionRecord {
-  const { executions } = context.ledger
-  const quoting = executions.transition(execution.id, execution, 'quoting', quote.why)
-  return executions.transition(execution.id, quoting, 'quoted', quote.reason, quote.patch)
 }

@@ -166,7 +166,6 @@ async function quoteAndSubmit(
       context.hooks.onStage?.({
         stage: 'prepared',
         executionId: execution.id,
-        chainId: chain.chainId,
         quoteId: outcome.prepared.reply.quote.quoteId,
       })
     const submitted = outcome.ok

@@ -4,12 +4,11 @@ import type { ExecutionRecord } from '../store/executions.js'
 import type { TransactionRequest } from '../transactions/types.js'
 import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
 import type { ChainWallet } from './chainWallet.js'
-import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
-import { announceTransitions, moveExecution } from './moveExecution.js'
+import { announceTransition, moveExecution } from './moveExecution.js'
 import { type AllowanceReading, type ApprovalPlan, planFromReading } from './planApprovals.js'
-import { type PreparedExecution, quoteMoves, recordQuote } from './prepareExecution.js'
+import type { PreparedExecution } from './prepareExecution.js'
 import { simulateAfterPending } from './simulateAfterPending.js'
 
 /** Stages two and three's answer: submitted (or ended, for a dry run), or a re-quote (why). */
@@ -44,7 +43,6 @@ export async function submitPrepared(
   let dropped: string | undefined
   let plan: ApprovalPlan | undefined
   let submitted: ExecutionRecord | undefined
-  let moves = 1
   const execute: TransactionRequest = { kind: 'execute', to: chain.executorAddress, data, gas }
   try {
     const { records, broadcast } = await wallet.transactions.sendAll(
@@ -72,45 +70,24 @@ export async function submitPrepared(
         alsoInLedger: settings.dryRun
           ? undefined
           : (records) => {
-              // The quote is recorded with its signatures: its notional counts in flight from this
-              // commit, so the risk limits are checked here, against everything signed before.
-              let quoted = execution
-              if (!(execution.state === 'quoted' && execution.quoteId === prepared.quote.patch.quoteId)) {
-                const problem = checkRiskLimits(
-                  ledger,
-                  settings.risk,
-                  chain.chainId,
-                  prepared.quote.notional,
-                  context.now(),
-                )
-                if (problem) throw new ExecutionStop('rejected', `risk limit: ${problem}`)
-                quoted = quoteMoves(context, execution, prepared.quote)
-                moves = 3
-              }
               submitted = ledger.executions.transition(
                 execution.id,
-                quoted,
+                execution,
                 'submitted',
                 `${describeSigned(records)} (${simulation}); ${Math.round(reply.quote.expiresAt * 1000 - context.now())} ms of validity left`,
               )
             },
       },
     )
-    if (settings.dryRun)
-      return {
-        ok: true,
-        execution: dryRunEnd(context, recordQuote(context, execution, prepared.quote), records, simulation),
-      }
+    if (settings.dryRun) return { ok: true, execution: dryRunEnd(context, execution, records, simulation) }
     execution = submitted ?? execution
-    announceTransitions(context, execution, moves)
+    announceTransition(context, execution)
     const results = await broadcast
     const sent = results.at(-1)
     const executeRecord = records.at(-1)
     if (sent?.status === 'broadcast' && executeRecord) chain.broadcastTimes.set(executeRecord.hash, sent.atMs)
     return { ok: true, execution: ledger.executions.getExecution(execution.id) ?? execution }
   } catch (error) {
-    // Stopped before signing (kill switch, validity, risk): the quote is recorded for the record.
-    if (error instanceof ExecutionStop) recordQuote(context, execution, prepared.quote)
     if (dropped === undefined || !(error instanceof ExecutionStop)) throw error
     if (options.attempt < settings.maxQuoteAttempts)
       return { ok: false, requote: `quote ${reply.quote.quoteId} dropped: ${dropped}` }
@@ -139,14 +116,13 @@ async function approveThenSimulate(
   if (settings.dryRun)
     return {
       ok: true,
-      execution: recordQuote(context, prepared.execution, prepared.quote),
+      execution: prepared.execution,
       gas: settings.executeGasLimit,
       simulation: 'simulation skipped: it needs the approval, which a dry run does not send',
     }
-  // The approval goes out before the execute is signed: the quote is recorded first.
   const execution = moveExecution(
     context,
-    recordQuote(context, prepared.execution, prepared.quote),
+    prepared.execution,
     'approving',
     `approving ${allowance.target} of ${allowance.token} to ${allowance.spender} (allowance ${allowance.onChain}, needed ${allowance.needed})`,
   )
