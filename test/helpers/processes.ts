@@ -75,10 +75,15 @@ export function firstLine(child: ChildProcess): Promise<string> {
 }
 
 export function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) {
+  const drained = [child.stdout, child.stderr].every(
+    (stream) => !stream || stream.destroyed || stream.readableEnded,
+  )
+  if ((child.exitCode !== null || child.signalCode !== null) && drained) {
     return Promise.resolve({ code: child.exitCode, signal: child.signalCode })
   }
-  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  // 'close', not 'exit': it comes once the child's pipes are closed too, so whatever it printed last
+  // (a failpoint's line right before SIGKILL) has been read by then.
+  return new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })))
 }
 
 /** What a run of the CLI printed, how it ended and how long it took. */
