@@ -1,3 +1,4 @@
+import PQueue from 'p-queue'
 import { type Hex, keccak256, type LocalAccount, type PublicClient, type WalletClient } from 'viem'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
@@ -11,7 +12,6 @@ import { createFeeSource } from './fees.js'
 import { checkPending, followReorg, includeFromBlocks, receiptOf } from './followTransactions.js'
 import type { ManagerCore } from './managerCore.js'
 import { allowanceAfterPending } from './pendingAllowances.js'
-import { createReadyGate } from './readyGate.js'
 import { recoverWallet } from './recoverWallet.js'
 import { afterRefusal, fillGap, rebroadcast, replace } from './repairs.js'
 import type { SigningCore } from './signingCore.js'
@@ -76,8 +76,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
   const now = parameters.now ?? Date.now
   const address = account.address
   const feeSource = createFeeSource(publicClient, settings.maxFeePerGas, now)
-  /** Broadcasts whose answers are not all in yet (stop waits for them). */
-  const inFlight = new Set<Promise<unknown>>()
+  const broadcasts = new PQueue({ concurrency: 1 })
   const counters = { gapsFilled: 0, replacements: 0, rebroadcasts: 0, reorgs: 0 }
   let state: TransactionManagerStatus['state'] = 'recovering'
   let recovery = 'not started'
@@ -92,7 +91,10 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
   let checking: Promise<void> | undefined
   let recovering: Promise<void> | undefined
   const stopper = new AbortController()
-  const readyGate = createReadyGate()
+  let markReady: () => void = () => {}
+  const readyPromise = new Promise<void>((resolve) => {
+    markReady = resolve
+  })
 
   const emit = (event: TransactionManagerEvent) => parameters.onEvent?.(event)
 
@@ -187,14 +189,10 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
    * Sends `records` at once, in nonce order on the wire: a node holds a later nonce until the one
    * before it arrives, so an approval and its execute cost one round trip, not two.
    */
-  const broadcast = (records: readonly TransactionRecord[]): Promise<BroadcastResult[]> => {
-    if (parameters.dryRun) return Promise.resolve(records.map(() => ({ status: 'not-sent' as const })))
-    // Started at once, in the order asked (nonce order: callers hold the critical section or sign
-    // in it): no send waits for the answer to another, so a slow node does not queue signed
-    // transactions while their quotes age.
-    const sends = records.map(sendOne)
-    const sent = (async () => {
-      const results = await Promise.all(sends)
+  const broadcast = (records: readonly TransactionRecord[]): Promise<BroadcastResult[]> =>
+    broadcasts.add(async () => {
+      if (parameters.dryRun) return records.map(() => ({ status: 'not-sent' as const }))
+      const results = await Promise.all(records.map(sendOne))
       const accepted = records.filter((_, index) => results[index]?.status === 'broadcast')
       if (accepted.length > 0) {
         // A chain that mines at once (automine, fast L2s) has the blocks in a moment: look for them
@@ -206,14 +204,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       const first = results.findIndex((result) => result.status === 'refused')
       if (first >= 0) await afterRefusal(signing, records, results, first)
       return results
-    })()
-    const tracked = sent.catch((error: unknown) =>
-      emit({ kind: 'error', message: `chain ${chainId}: after a broadcast: ${messageOf(error)}` }),
-    )
-    inFlight.add(tracked)
-    void tracked.finally(() => inFlight.delete(tracked))
-    return sent
-  }
+    })
 
   const signing: SigningCore = {
     chainId,
@@ -282,7 +273,19 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
   const manager: TransactionManager = {
     chainId,
     address,
-    ready: (signal) => readyGate.wait(signal),
+    ready(signal) {
+      // Once ready, no listener: every execution asks, with the daemon's long-lived signal.
+      if (!signal || state === 'ready') return readyPromise
+      return new Promise<void>((resolve, reject) => {
+        if (signal.aborted) return reject(signal.reason)
+        const abort = () => reject(signal.reason)
+        signal.addEventListener('abort', abort, { once: true })
+        readyPromise.then(() => {
+          signal.removeEventListener('abort', abort)
+          resolve()
+        })
+      })
+    },
     async send(request, options) {
       const { records, broadcast: sent } = await manager.sendAll(() => [request], options)
       const [record] = records
@@ -369,7 +372,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       }).then(() => {
         if (stopper.signal.aborted) return
         state = 'ready'
-        readyGate.open()
+        markReady()
         scheduleChecks()
       })
       recovering.catch(() => undefined)
@@ -381,7 +384,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       unsubscribe?.()
       if (ownBlocks) await blocks.stop()
       await Promise.allSettled([checking, recovering, critical])
-      await Promise.allSettled([...inFlight])
+      await broadcasts.onIdle()
       marks.flush()
     },
   }
