@@ -1,6 +1,7 @@
 import type { ServiceClient } from '../api/createServiceClient.js'
-import { ledgerPathOf, type StockrouteConfig } from '../daemon/config.js'
+import type { StockrouteConfig } from '../daemon/config.js'
 import { engineChainConfigsOf, engineSettingsOf } from '../daemon/engineConfig.js'
+import { ledgerPathOf } from '../daemon/ledgerPath.js'
 import { walletsOf } from '../daemon/wallets.js'
 import { createEngine, type Engine, type EngineHooks } from '../engine/index.js'
 import { type Ledger, openLedger } from '../store/index.js'

@@ -2,7 +2,6 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
 import { getAddress, isAddress } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
 import { z } from 'zod'
 import type { EngineSettings } from '../engine/settings.js'
 import { notionalDecimals } from '../store/risk.js'
@@ -13,6 +12,8 @@ import {
   embeddedSandboxSchema,
   strictSection,
 } from './daemonConfig.js'
+import { ledgerPathOf } from './ledgerPath.js'
+import { checkExtraWalletKeys, extraWalletHints, extraWalletNamesOf, isPrivateKeyText } from './walletKeys.js'
 
 const address = z
   .string()
@@ -371,20 +372,12 @@ export function loadConfig(path: string, environment: NodeJS.ProcessEnv = proces
   const apiSecret = secret(file.service.apiSecretEnv)
   const privateKey = secret(file.wallet.privateKeyEnv)
   const apiToken = file.daemon.api.tokenEnv === undefined ? undefined : secret(file.daemon.api.tokenEnv)
-  const extraWalletNames = [
-    ...new Set(file.chains.flatMap((chain) => (chain.extraWallets ?? []).map((w) => w.privateKeyEnv))),
-  ]
-  const extraValues = new Map(extraWalletNames.map((name) => [name, secret(name)]))
-  if (missing.length > 0) {
-    const namedBy = missing.flatMap((name) => {
-      const fields = extraWalletFieldsOf(file.chains, name)
-      return fields.length > 0 ? [`  ${name} is named by ${fields.join(', ')}`] : []
-    })
+  const extraValues = new Map(extraWalletNamesOf(file.chains).map((name) => [name, secret(name)]))
+  if (missing.length > 0)
     throw new ConfigError(`missing secrets: ${missing.join(', ')}`, [
       `  set them in the environment or in ${dotenvPath} (NAME=value, one per line)`,
-      ...namedBy,
+      ...extraWalletHints(file.chains, missing),
     ])
-  }
   if (!isPrivateKeyText(privateKey)) {
     throw new ConfigError(`${file.wallet.privateKeyEnv} must be a 0x-prefixed 32-byte hex private key`)
   }
@@ -393,86 +386,6 @@ export function loadConfig(path: string, environment: NodeJS.ProcessEnv = proces
     ...file,
     secrets: { apiKey, apiSecret, privateKey, extraWalletKeys, apiToken },
   }
-}
-
-const isPrivateKeyText = (text: string): text is `0x${string}` => /^0x[0-9a-fA-F]{64}$/.test(text)
-
-/** Where the file names `name` as an extra wallet: `chains[0].extraWallets[1].privateKeyEnv`, … */
-function extraWalletFieldsOf(chains: ConfigFile['chains'], name: string): string[] {
-  return chains.flatMap((chain, chainIndex) =>
-    (chain.extraWallets ?? []).flatMap((wallet, walletIndex) =>
-      wallet.privateKeyEnv === name
-        ? [`chains[${chainIndex}].extraWallets[${walletIndex}].privateKeyEnv`]
-        : [],
-    ),
-  )
-}
-
-/**
- * The extra wallets' keys, each checked: a 32-byte hex key that makes an account, and no wallet
- * twice on a chain (two variables holding the same key, or one holding the main wallet's key).
- * Errors name the variables and the wallet's address, never a key.
- */
-function checkExtraWalletKeys(
-  file: StockrouteConfigFile,
-  mainKey: `0x${string}`,
-  values: ReadonlyMap<string, string>,
-): Record<string, `0x${string}`> {
-  const keys: Record<string, `0x${string}`> = {}
-  for (const [name, value] of values) {
-    const where = extraWalletFieldsOf(file.chains, name).join(', ')
-    if (!isPrivateKeyText(value))
-      throw new ConfigError(
-        `${name} (named by ${where}) must be a 0x-prefixed 32-byte hex private key: set it to the extra wallet's key`,
-      )
-    try {
-      privateKeyToAccount(value)
-    } catch {
-      throw new ConfigError(
-        `${name} (named by ${where}) is not a usable private key (outside the secp256k1 range): set it to the extra wallet's 32-byte key`,
-      )
-    }
-    keys[name] = value
-  }
-  for (const [chainIndex, chain] of file.chains.entries()) {
-    const holders = new Map<string, string>([[mainKey.toLowerCase(), file.wallet.privateKeyEnv]])
-    for (const [walletIndex, wallet] of (chain.extraWallets ?? []).entries()) {
-      const name = wallet.privateKeyEnv
-      const key = (keys[name] ?? '').toLowerCase()
-      const other = holders.get(key)
-      if (other !== undefined) {
-        const address = privateKeyToAccount(keys[name] as `0x${string}`).address
-        const otherField =
-          other === file.wallet.privateKeyEnv ? `${other} (the main wallet, wallet.privateKeyEnv)` : other
-        throw new ConfigError(
-          `chains[${chainIndex}].extraWallets[${walletIndex}]: ${name} holds the same private key as ${otherField}, so wallet ${address} would trade twice on chain ${chain.chainId}: give each extra wallet a key of its own, or remove it`,
-        )
-      }
-      holders.set(key, name)
-    }
-  }
-  return keys
-}
-
-/** The live ledger's file name in the data directory. */
-export const ledgerFileName = 'stockroute.sqlite'
-/** The dry runs' ledger file name: dry runs never share the live ledger. */
-export const dryRunLedgerFileName = 'stockroute.dry-run.sqlite'
-
-/**
- * The ledger file of a configuration: `dataDir/stockroute.sqlite`, or
- * `dataDir/stockroute.dry-run.sqlite` for dry runs (`dryRun` given, else the configuration's
- * `execution.dryRun`).
- *
- * @example
- * ledgerPathOf(config, { dryRun: true }) // '/…/data/stockroute.dry-run.sqlite'
- */
-export function ledgerPathOf(
-  config: { dataDir: string; execution?: Pick<ExecutionConfig, 'dryRun'> | undefined },
-  options: { dryRun?: boolean | undefined } = {},
-): string {
-  const dryRun = options.dryRun ?? config.execution?.dryRun ?? false
-  return join(config.dataDir, dryRun ? dryRunLedgerFileName : ledgerFileName)
 }
 
 /** The JSON in a configuration file; {@link ConfigError} when it is missing or not JSON. */

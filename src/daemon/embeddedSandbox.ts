@@ -6,8 +6,8 @@ import { fundWallet } from '../sandbox/fundWallet.js'
 import { defaultKeySeed, sandboxKey } from '../sandbox/keys.js'
 import { type Sandbox, startSandbox } from '../sandbox/startSandbox.js'
 import { openLedger } from '../store/openLedger.js'
-import type { DaemonConfig } from './config.js'
-import { ledgerPathOf, type StockrouteConfig } from './config.js'
+import type { DaemonConfig, StockrouteConfig } from './config.js'
+import { ledgerPathOf } from './ledgerPath.js'
 
 /** A running embedded sandbox and the configuration that trades on it. */
 export type EmbeddedRun = {

@@ -5,7 +5,7 @@ import type { Sandbox } from '../sandbox/startSandbox.js'
 import { type Ledger, openLedger } from '../store/openLedger.js'
 import { createStrategy } from '../strategy/index.js'
 import { type ActivityPrinter, createActivityPrinter, transactionEventLine } from './activity.js'
-import { type DaemonConfig, ledgerPathOf, type StockrouteConfig } from './config.js'
+import type { DaemonConfig, StockrouteConfig } from './config.js'
 import { startEmbeddedSandbox } from './embeddedSandbox.js'
 import { engineChainConfigsOf, engineSettingsOf } from './engineConfig.js'
 import { controlRoutes, type DaemonStatus } from './healthRoutes.js'
@@ -17,6 +17,7 @@ import {
   syncCorporateActions,
   type TokenListEntry,
 } from './jobs/index.js'
+import { ledgerPathOf } from './ledgerPath.js'
 import { createDaemonLogger } from './logger.js'
 import { createMarketDataCache } from './marketData.js'
 import { createDaemonMetrics } from './metrics.js'
