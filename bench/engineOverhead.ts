@@ -14,7 +14,8 @@
 //   memory      executions in a row: resident memory of this process (engine, ledger, viem; not the
 //               sandbox service, which lives in the child) after the first thousand and at the end
 // Run: npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 40]
-//      [--warmup 2] [--concurrent 40] [--latency-intents 500] [--memory-executions 10000]
+//      [--warmup 2] [--concurrent 40] [--wallets 4]
+//      [--keep-ledgers] [--latency-intents 500] [--memory-executions 10000]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -40,6 +41,7 @@ const number = (name: string, fallback: number, max: number) => {
 const trades = number('trades', 40, 1_000)
 const warmup = number('warmup', 2, 50)
 const concurrent = number('concurrent', 40, 1_000)
+const wallets = number('wallets', 4, 32)
 const latencyIntents = number('latency-intents', 500, 5_000)
 const memoryExecutions = number('memory-executions', 10_000, 100_000)
 const scenarioAt = args.indexOf('--scenarios')
@@ -81,6 +83,7 @@ const report: BenchReport = {
   trades,
   warmup,
   concurrent,
+  wallets,
   sequentialRatio: {},
   intents: 0,
   sandbox: `child process (anvil chains + service, API key ${serviceRequestsPerSecond} requests/s)`,
@@ -107,13 +110,19 @@ try {
     buys: number,
     rpcUrlOf?: (chain: LocalChain) => string,
     serviceUrl = sandbox.url,
+    walletCount = 1,
   ) => {
-    const wallet = await freshWallet(sandbox, chains, buys, amountIn)
+    // Each wallet is funded for every buy: which wallet takes an intent is the engine's choice.
+    const funded = []
+    for (let i = 0; i < walletCount; i++) funded.push(await freshWallet(sandbox, chains, buys, amountIn))
+    const [wallet, ...extra] = funded
+    if (!wallet) throw new Error('engineFor: at least one wallet')
     const bench = await openBenchEngine({
       ledgerDir,
       serviceUrl,
       credential: sandbox.credential,
       account: wallet.account,
+      extraAccounts: extra.map((w) => w.account),
       chains: sandbox.chains,
       rpcUrlOf,
     })
@@ -154,9 +163,11 @@ try {
       report.perChain.push({ chainId: chain.chainId, bareMs, engineMs })
     }
 
-    progress(`throughput: ${concurrent} intents at once on chain ${withRouter.chainId}`)
+    progress(
+      `throughput: ${concurrent} intents at once on chain ${withRouter.chainId}, ${wallets} engine wallets`,
+    )
     const oneChain = await runAll(
-      await engineFor([withRouter], concurrent),
+      await engineFor([withRouter], concurrent, undefined, sandbox.url, wallets),
       Array.from({ length: concurrent }, () => intentFor(withRouter)),
     )
     const engineTps = oneChain.confirmed / (oneChain.wallMs / 1000)
@@ -180,7 +191,7 @@ try {
     await Promise.all(workers.map(({ chain, taker }) => bareBuy(taker, chain, amountIn)))
     const bareWallMs = performance.now() - bareStarted
     const engineRun = await runAll(
-      await engineFor(both, concurrent),
+      await engineFor(both, concurrent, undefined, sandbox.url, wallets),
       Array.from({ length: concurrent }, (_, i) => intentFor(both[i % 2] as LocalChain)),
     )
     const engineConcurrentTps = engineRun.confirmed / (engineRun.wallMs / 1000)
@@ -267,5 +278,7 @@ try {
 } finally {
   for (const bench of engines) await bench.close().catch(() => undefined)
   await sandbox.stop()
-  rmSync(ledgerDir, { recursive: true, force: true })
+  // --keep-ledgers: the run's SQLite ledgers stay, to read why an execution was slow or expired.
+  if (args.includes('--keep-ledgers')) progress(`ledgers kept in ${ledgerDir}`)
+  else rmSync(ledgerDir, { recursive: true, force: true })
 }

@@ -28,6 +28,8 @@ export async function openBenchEngine(parameters: {
   serviceUrl: string
   credential: { apiKey: string; apiSecret: string }
   account: LocalAccount
+  /** More wallets trading beside `account` on every chain (the config's `extraWallets`). */
+  extraAccounts?: readonly LocalAccount[] | undefined
   chains: readonly LocalChain[]
   rpcUrlOf?: ((chain: LocalChain) => string) | undefined
   settings?: Partial<EngineSettings> | undefined
@@ -51,6 +53,7 @@ export async function openBenchEngine(parameters: {
       rpcUrl: parameters.rpcUrlOf?.(chain) ?? chain.rpcUrl,
       executorAddress: chain.executorAddress,
       operatorAddress: chain.operatorAddress,
+      accounts: [account, ...(parameters.extraAccounts ?? [])],
     })),
     settings: parameters.settings ?? {},
     hooks: {

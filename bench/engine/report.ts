@@ -5,6 +5,8 @@ export type BenchReport = {
   trades: number
   warmup: number
   concurrent: number
+  /** Engine wallets per chain in the throughput and concurrency runs (the config's extra wallets). */
+  wallets: number
   /** Per chain id: engine mean / bare mean, one execution end to end. */
   sequentialRatio: Record<number, number>
   perChain?: { chainId: number; bareMs: number[]; engineMs: number[] }[]
@@ -107,12 +109,12 @@ export function printReport(report: BenchReport): void {
       ],
       ['overhead p50, ms', fixed(report.overheadP50Ms, 1), ''],
       [
-        `throughputRatio (${report.concurrent} intents on one chain / bare in a row)`,
+        `throughputRatio (${report.concurrent} intents on one chain, ${report.wallets} wallets / bare in a row)`,
         `${fixed(report.throughputRatio)} (${fixed(report.throughput?.engineTps, 1)} / ${fixed(report.throughput?.bareTps, 1)} trades/s)`,
         '≥ 2',
       ],
       [
-        `concurrentRatio (${report.concurrent} at once / ${report.concurrent} bare workers)`,
+        `concurrentRatio (${report.concurrent} at once, ${report.wallets} wallets a chain / ${report.concurrent} bare workers)`,
         `${fixed(report.concurrentRatio)} (${fixed(report.concurrency?.engineTps, 1)} / ${fixed(report.concurrency?.bareTps, 1)} trades/s)`,
         '≥ 1',
       ],
