@@ -82,7 +82,7 @@ export function createStrategyRunner(parameters: StrategyRunnerParameters): () =
       for (const intent of intents) {
         if (ledger.executions.getExecutionByIntent(intent.intentId)) continue
         try {
-          const { created } = await engine.submit(intent, { signal })
+          const { created } = await engine.submit({ ...intent, strategy: strategy.id }, { signal })
           if (created) report.submitted += 1
         } catch (error) {
           const why = error instanceof Error ? error.message : String(error)

@@ -278,6 +278,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
         amountIn: checked.amountIn,
         amountType: checked.amountType,
         limitPrice: checked.limitPrice,
+        strategy: checked.strategy,
       })
       const created = ledger.executions.listExecutionEvents(execution.id).at(-1)
       if (created) context.hooks.onTransition?.(created, execution)

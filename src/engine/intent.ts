@@ -37,6 +37,8 @@ export type SwapIntent = {
    * this, a sell receives at least this. HK and KR limits must be on the tick grid.
    */
   limitPrice?: Price | undefined
+  /** The strategy that made this intent (the daemon's runner sets it); listed and filtered on. */
+  strategy?: string | undefined
 }
 
 /** The intent's schema for inputs that arrive as JSON (swap API, files); limitPrice as decimal text. */
@@ -124,6 +126,7 @@ export function checkIntent(
     amountIn: intent.amountIn,
     amountType,
     limitPrice: intent.limitPrice,
+    strategy: intent.strategy,
     amountInBaseUnits,
   }
 }

@@ -25,6 +25,8 @@ export type NewExecution = {
   limitPrice?: Price | undefined
   /** Reason of the creating event (default `intent recorded`). */
   reason?: string | undefined
+  /** The strategy whose intent this is (none for the API, the CLI and library calls). */
+  strategy?: string | undefined
 }
 
 /** The asset amount a quote commits, with its asset's decimals (for risk limits across chains). */
@@ -41,6 +43,8 @@ export type ExecutionRecord = {
   amountIn: string
   amountType: 'stablecoin' | 'stocktoken'
   limitPrice: Price | null
+  /** The strategy whose intent this is, or null. */
+  strategy: string | null
   /** The current quote's id: unique among executions, and never reused after being dropped. */
   quoteId: Hex | null
   /** The current quote as JSON, bigints as decimal strings: parse it with the quote's schema. */
@@ -88,6 +92,7 @@ export type ExecutionRow = {
   amount_in: string
   amount_type: 'stablecoin' | 'stocktoken'
   limit_price: string | null
+  strategy: string | null
   quote_id: string | null
   quote_json: string | null
   notional: string | null
@@ -123,6 +128,7 @@ export function toRecord(row: ExecutionRow): ExecutionRecord {
     amountType: row.amount_type,
     limitPrice:
       row.limit_price === null ? null : toPrice(textToUint(row.limit_price, 'executions.limit_price')),
+    strategy: row.strategy,
     quoteId: row.quote_id as Hex | null,
     quote: row.quote_json === null ? null : (JSON.parse(row.quote_json) as unknown),
     notional:

@@ -18,6 +18,7 @@ import {
   executionTransitions,
   isAllowedTransition,
 } from './executionStates.js'
+import { type ExecutionFilter, listExecutions } from './listExecutions.js'
 
 export type {
   ExecutionEvent,
@@ -97,6 +98,8 @@ export type ExecutionsRepository = {
    * // ['intent', 'quoting', 'quoted', 'submitted', 'confirmed']
    */
   listExecutionEvents(executionId: number): ExecutionEvent[]
+  /** Executions by state, chain, ticker, strategy and creation time, newest first, a page at a time. */
+  listExecutions(filter?: ExecutionFilter): ExecutionRecord[]
 }
 
 /** Builds the executions repository over an open database (see `openLedger`). */
@@ -112,6 +115,7 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
         amount_in: string
         amount_type: string
         limit_price: string | null
+        strategy: string | null
         state: string
         reason: string
         now: number
@@ -119,9 +123,9 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
     ]
   >(
     `INSERT INTO executions (intent_id, chain_id, ticker, exchange, side, amount_in, amount_type, limit_price,
-       state, reason, created_at_ms, updated_at_ms)
+       strategy, state, reason, created_at_ms, updated_at_ms)
      VALUES (@intent_id, @chain_id, @ticker, @exchange, @side, @amount_in, @amount_type, @limit_price,
-       @state, @reason, @now, @now)
+       @strategy, @state, @reason, @now, @now)
      ON CONFLICT (intent_id) DO NOTHING`,
   )
   const insertEvent = db.prepare<[number, string | null, string, string, string | null, number]>(
@@ -207,6 +211,7 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
       amount_in: execution.amountIn,
       amount_type: checkOneOf(execution.amountType, ['stablecoin', 'stocktoken'], 'amountType'),
       limit_price: execution.limitPrice === undefined ? null : uintToText(execution.limitPrice, 'limitPrice'),
+      strategy: execution.strategy ?? null,
       state: 'intent',
       reason: execution.reason ?? 'intent recorded',
       now: at,
@@ -327,6 +332,7 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
     listExecutionEvents(executionId) {
       return selectEvents.all(executionId).map(toEvent)
     },
+    listExecutions: listExecutions({ db, now }),
   }
 }
 

@@ -1,3 +1,5 @@
+import { eventsStrategiesNotifications } from './migration4.js'
+
 /**
  * One schema change of the ledger. Migrations are numbered from 1 without gaps, each applied in its
  * own transaction together with its row in `schema_migrations`. A migration is never edited once
@@ -375,6 +377,7 @@ CREATE TABLE ledger_owner (
 ) STRICT;
 `,
   },
+  eventsStrategiesNotifications,
 ]
 
 /** The schema version this build writes: the last migration's number. */

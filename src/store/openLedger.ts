@@ -4,6 +4,7 @@ import Database from 'better-sqlite3'
 import { type AllowancesRepository, createAllowancesRepository } from './allowances.js'
 import { type CheckpointsRepository, createCheckpointsRepository } from './checkpoints.js'
 import type { RepositoryContext } from './context.js'
+import { createEventsRepository, type EventsRepository } from './events.js'
 import { createExecutionsRepository, type ExecutionsRepository } from './executions.js'
 import { createFillsRepository, type FillsRepository } from './fills.js'
 import { createIncomeRepository, type IncomeRepository } from './income.js'
@@ -73,6 +74,8 @@ export type Ledger = {
   readonly checkpoints: CheckpointsRepository
   /** Allowances left open by approvals whose execute was never sent. */
   readonly allowances: AllowancesRepository
+  /** The numbered event stream (transitions, fills, halts…) behind `GET /v1/events` and notifications. */
+  readonly events: EventsRepository
   /**
    * This process's claim on the ledger (see `owner` of {@link OpenLedgerParameters}); undefined
    * for read-only opens and `owner: false`. The daemon records its control URL here.
@@ -224,6 +227,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       risk: watched(createRiskRepository(context)),
       checkpoints: watched(createCheckpointsRepository(context)),
       allowances: watched(createAllowancesRepository(context)),
+      events: watched(createEventsRepository(context)),
       owner: ownership
         ? watched<LedgerOwnership>({
             takenOverFrom: ownership.takenOverFrom,

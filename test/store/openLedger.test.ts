@@ -25,6 +25,7 @@ function ledgerError(run: () => unknown): LedgerError {
 
 const expectedTables = [
   'checkpoints',
+  'events',
   'execution_events',
   'execution_quotes',
   'executions',
@@ -34,11 +35,14 @@ const expectedTables = [
   'kill_switch_events',
   'ledger_owner',
   'nonces',
+  'notification_cursors',
+  'notification_outbox',
   'open_allowances',
   'position_adjustments',
   'position_renames',
   'positions',
   'schema_migrations',
+  'strategy_switches',
   'transactions',
 ]
 
