@@ -291,6 +291,7 @@ function daemonSettingsOf(file: z.output<z.ZodObject<typeof daemonSectionsShape>
     strategies: file.strategies,
     marketData: file.marketData,
     api: file.api,
+    notifications: file.notifications,
     jobs: file.jobs,
     summaryIntervalSeconds: file.summaryIntervalSeconds,
     logLevel: file.logLevel,

@@ -1,6 +1,7 @@
 import cron from 'node-cron'
 import { z } from 'zod'
 import { strategyConfigSchema } from '../strategy/index.js'
+import { notificationsConfigSchema } from './notifications/config.js'
 
 // The daemon's own sections of stockroute.json: what it trades (strategies), how it watches the
 // market, its control API, its cron jobs and what it prints. Every field has a default, so a
@@ -53,6 +54,13 @@ export const daemonSectionsShape = {
     tokenEnv: envName.optional(),
     allowRemote: z.boolean({ error: 'must be true or false' }).default(false),
   }).default({ enabled: true, host: '127.0.0.1', port: 0, allowRemote: false }),
+  /** Where fills, failures, halts… are sent (webhook, Telegram, Discord, Slack): docs/notifications.md. */
+  notifications: notificationsConfigSchema.default({
+    sinks: [],
+    pollMs: 1_000,
+    maxAttempts: 10,
+    dailySummaryCron: '0 5 0 * * *',
+  }),
   jobs: strictSection({
     /** Refresh the token lists (default every 15 minutes). */
     tokenRefresh: cronExpression('0 */15 * * * *').default('0 */15 * * * *'),

@@ -1,6 +1,7 @@
 import type { Engine } from '../engine/createEngine.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { DaemonMetrics } from './metrics.js'
+import type { Notifier } from './notifications/index.js'
 import type { TickReport } from './strategyRunner.js'
 import type { ExtraRoute } from './swapApi/index.js'
 
@@ -27,8 +28,10 @@ export function controlRoutes(parameters: {
   engine: Pick<Engine, 'chains'>
   ledger: Ledger
   metrics: DaemonMetrics
+  /** The notifier, when sinks are configured: each sink's outbox (pending, abandoned, failing). */
+  notifier?: Pick<Notifier, 'status'> | undefined
 }): ExtraRoute[] {
-  const { status, engine, ledger, metrics } = parameters
+  const { status, engine, ledger, metrics, notifier } = parameters
   return [
     {
       method: 'GET',
@@ -102,6 +105,16 @@ export function controlRoutes(parameters: {
                   discrepancies: status.lastReconciliation.discrepancies,
                 }
               : null,
+            notifications: notifier
+              ? notifier.status().sinks.map((sink) => ({
+                  name: sink.name,
+                  kind: sink.kind,
+                  pending: sink.pending,
+                  abandoned: sink.abandoned,
+                  consecutiveFailures: sink.consecutiveFailures,
+                  lastError: sink.lastError,
+                }))
+              : [],
           },
         }
       },

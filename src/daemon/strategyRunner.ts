@@ -6,6 +6,7 @@ import type { Ledger } from '../store/openLedger.js'
 import type { AnyStrategy, CashView, MarketSymbol, PositionView, StrategyInput } from '../strategy/index.js'
 import type { JobLogger } from './jobs/index.js'
 import type { MarketDataCache } from './marketData.js'
+import type { StrategyControl } from './strategyControl.js'
 
 /** What one tick did. */
 export type TickReport = {
@@ -29,6 +30,8 @@ export type StrategyRunnerParameters = {
   signal: AbortSignal
   logger?: JobLogger | undefined
   now?: (() => number) | undefined
+  /** Switches (a strategy turned off is not evaluated) and last runs; default: all on, none kept. */
+  control?: StrategyControl | undefined
 }
 
 /**
@@ -43,7 +46,17 @@ export type StrategyRunnerParameters = {
  * const report = await tick()
  */
 export function createStrategyRunner(parameters: StrategyRunnerParameters): () => Promise<TickReport> {
-  const { strategies, engine, ledger, marketData, lotSizes, signal, logger, now = Date.now } = parameters
+  const {
+    strategies,
+    engine,
+    ledger,
+    marketData,
+    lotSizes,
+    signal,
+    logger,
+    control,
+    now = Date.now,
+  } = parameters
   const symbols = uniqueSymbols(strategies.flatMap((strategy) => strategy.symbols()))
   let sinceMs: number | undefined
   return async () => {
@@ -72,24 +85,31 @@ export function createStrategyRunner(parameters: StrategyRunnerParameters): () =
       refused: [],
     }
     for (const strategy of strategies) {
+      // Turned off: not evaluated at all, so turning it on again does not fire what it missed.
+      if (control && !control.isEnabled(strategy.id)) continue
       let intents: ReturnType<AnyStrategy['evaluate']>
       try {
         intents = strategy.evaluate(input)
       } catch (error) {
         logger?.error({ strategy: strategy.id, error: String(error) }, 'strategy failed; skipped this tick')
+        control?.recordRun(strategy.id, { atMs, submitted: 0, refused: 0, error: String(error) })
         continue
       }
+      const run = { atMs, submitted: 0, refused: 0, error: null }
       for (const intent of intents) {
         if (ledger.executions.getExecutionByIntent(intent.intentId)) continue
         try {
           const { created } = await engine.submit({ ...intent, strategy: strategy.id }, { signal })
-          if (created) report.submitted += 1
+          if (created) run.submitted += 1
         } catch (error) {
           const why = error instanceof Error ? error.message : String(error)
           report.refused.push({ intentId: intent.intentId, why })
+          run.refused += 1
           logger?.warn({ strategy: strategy.id, intentId: intent.intentId, error: why }, 'intent refused')
         }
       }
+      report.submitted += run.submitted
+      control?.recordRun(strategy.id, run)
     }
     return report
   }

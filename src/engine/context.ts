@@ -4,6 +4,7 @@ import type { Price } from '../domain/units.js'
 import type { ExecutionEvent, ExecutionRecord } from '../store/executions.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionKind } from '../store/transactions.js'
+import type { ExecutionControls } from './cancelExecution.js'
 import type { Instrument, InstrumentResolver } from './resolveInstrument.js'
 import type { EngineSettings } from './settings.js'
 import type { SettlementWaiters } from './settlement.js'
@@ -68,4 +69,6 @@ export type EngineContext = {
   logger: EngineLogger | undefined
   /** Woken by the settlement handler when the chain ends an execution. */
   settlements: SettlementWaiters
+  /** The executions running now: their abort and whether they reached a signature (cancelExecution.ts). */
+  executionControls: ExecutionControls
 }

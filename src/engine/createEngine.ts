@@ -9,6 +9,7 @@ import { toNotional } from '../store/risk.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import { createTransactionManager } from '../transactions/createTransactionManager.js'
 import type { TransactionManagerEvent, TransactionManagerStatus } from '../transactions/types.js'
+import { type CancelOutcome, cancelExecution } from './cancelExecution.js'
 import {
   type ChainRuntime,
   createChainRuntimes,
@@ -101,6 +102,11 @@ export type Engine = {
   /** Quote and guard an intent without executing it. */
   preview(intent: SwapIntent, options?: { signal?: AbortSignal | undefined }): Promise<QuotePreview>
   outcome(executionId: number): ExecutionOutcome
+  /**
+   * Cancels an execution with nothing signed yet (it ends `rejected` with the reason); refused for
+   * one with a signed transaction or a terminal one. See {@link cancelExecution}.
+   */
+  cancel(executionId: number, reason: string): Promise<CancelOutcome>
   /** Each chain's transaction manager: recovering or ready, next nonce, pending, gaps filled, replacements, reorgs. */
   transactionStatus(): TransactionManagerStatus[]
   /** Refuses new intents, waits for the executions in flight to end, stops the transaction managers. */
@@ -137,6 +143,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     hooks: parameters.hooks ?? {},
     logger: parameters.logger,
     settlements: createSettlementWaiters(),
+    executionControls: new Map(),
   }
   const chains: Map<number, ChainRuntime> = await createChainRuntimes(
     {
@@ -336,6 +343,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       }
     },
     outcome,
+    cancel: (executionId, reason) => cancelExecution(context, executionId, reason),
     async close() {
       closed = true
       await Promise.allSettled([...inFlight.values(), ...recovering])

@@ -1,5 +1,6 @@
 // The execution engine: intents become durable executions in the ledger, quoted just in time,
 // guarded before anything is signed, approved, executed, settled and recorded at most once.
+export { type CancelOutcome, cancelExecution } from './cancelExecution.js'
 export * from './chainRuntime.js'
 export * from './checkRiskLimits.js'
 export type {

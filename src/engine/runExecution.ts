@@ -2,6 +2,7 @@ import { isTransportFailure } from '../chain/isTransportFailure.js'
 import { toPrice } from '../domain/units.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import { awaitSettlement } from './awaitSettlement.js'
+import { CancelRequest, watchExecution } from './cancelExecution.js'
 import type { ChainRuntime } from './chainRuntime.js'
 import { type ChainWallet, pickWallet, walletOf } from './chainWallet.js'
 import type { EngineContext } from './context.js'
@@ -32,7 +33,21 @@ export async function runExecution(
   execution: ExecutionRecord,
   options: { signal?: AbortSignal | undefined } = {},
 ): Promise<ExecutionRecord> {
-  const { signal } = options
+  // Its own signal: aborted by the caller's (a daemon stopping) or by a cancel before signing.
+  const control = watchExecution(context, execution.id, options.signal)
+  try {
+    return await runWatched(context, chain, execution, control.signal)
+  } finally {
+    control.release()
+  }
+}
+
+async function runWatched(
+  context: EngineContext,
+  chain: ChainRuntime,
+  execution: ExecutionRecord,
+  signal: AbortSignal,
+): Promise<ExecutionRecord> {
   try {
     const instrument = await context.resolveInstrument(
       { chainId: execution.chainId, ticker: execution.ticker, exchange: execution.exchange },
@@ -44,45 +59,51 @@ export async function runExecution(
     const wallet = walletForExecution(context, chain, execution)
     // Stage one runs concurrently, a few executions deep per wallet: deep enough to keep the wallet
     // busy, shallow enough that no quote ages waiting for the critical section.
-    const submitted = await wallet.pipeline.add(async () => {
-      // A wallet under recovery takes no new transaction until its nonces are sound.
-      await wallet.transactions.ready(signal)
-      // An RPC or service call that got no answer before the execute was signed is tried again
-      // with a fresh quote, a few times, rather than failing the trade.
-      for (let round = 1; ; round++) {
-        const current = context.ledger.executions.getExecution(execution.id) ?? execution
-        try {
-          return await quoteAndSubmit(context, chain, wallet, {
-            execution: current,
-            intent,
-            instrument,
-            signal,
-          })
-        } catch (error) {
-          const latest = context.ledger.executions.getExecution(execution.id)
-          const unsigned =
-            latest?.state === 'intent' ||
-            latest?.state === 'quoting' ||
-            latest?.state === 'quoted' ||
-            latest?.state === 'approving'
-          if (!unsigned || round >= transportRetries || !isTransportFailure(error) || signal?.aborted)
-            throw error
-          context.logger?.warn(
-            { chainId: chain.chainId, executionId: execution.id, error: describe(error) },
-            `no answer before the execute was signed: trying again with a new quote (${round} of ${transportRetries - 1})`,
-          )
-          await new Promise((resolve) => setTimeout(resolve, 250 * round))
+    // Given the signal, a job still queued for a slot leaves the queue when it is cancelled.
+    const submitted = await wallet.pipeline.add(
+      async () => {
+        // A wallet under recovery takes no new transaction until its nonces are sound.
+        await wallet.transactions.ready(signal)
+        // An RPC or service call that got no answer before the execute was signed is tried again
+        // with a fresh quote, a few times, rather than failing the trade.
+        for (let round = 1; ; round++) {
+          const current = context.ledger.executions.getExecution(execution.id) ?? execution
+          try {
+            return await quoteAndSubmit(context, chain, wallet, {
+              execution: current,
+              intent,
+              instrument,
+              signal,
+            })
+          } catch (error) {
+            const latest = context.ledger.executions.getExecution(execution.id)
+            const unsigned =
+              latest?.state === 'intent' ||
+              latest?.state === 'quoting' ||
+              latest?.state === 'quoted' ||
+              latest?.state === 'approving'
+            if (!unsigned || round >= transportRetries || !isTransportFailure(error) || signal?.aborted)
+              throw error
+            context.logger?.warn(
+              { chainId: chain.chainId, executionId: execution.id, error: describe(error) },
+              `no answer before the execute was signed: trying again with a new quote (${round} of ${transportRetries - 1})`,
+            )
+            await new Promise((resolve) => setTimeout(resolve, 250 * round))
+          }
         }
-      }
-    })
+      },
+      { signal },
+    )
     if (submitted.state !== 'submitted') return submitted
     return await awaitSettlement(context, submitted, signal)
   } catch (error) {
     // Aborted (the daemon is stopping): an execution that never broadcast its execute is cancelled;
     // a submitted one stays submitted for the next start's recovery.
-    const why = signal?.aborted
-      ? new ExecutionStop('rejected', `cancelled before broadcast: ${describe(signal.reason)}`)
-      : error
+    const why = !signal.aborted
+      ? error
+      : signal.reason instanceof CancelRequest
+        ? new ExecutionStop('rejected', `${signal.reason.message}; nothing was signed`)
+        : new ExecutionStop('rejected', `cancelled before broadcast: ${describe(signal.reason)}`)
     try {
       const stopped = stopExecution(context, execution.id, why)
       // Approvals it sent stay on chain: recorded as open allowances (and revoked, if so configured).

@@ -2,6 +2,7 @@ import type { Hex } from 'viem'
 import { toSignedQuoteStruct } from '../api/quoteStruct.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import type { TransactionRequest } from '../transactions/types.js'
+import { claimSigning } from './cancelExecution.js'
 import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
 import type { ChainWallet } from './chainWallet.js'
 import type { EngineContext } from './context.js'
@@ -66,6 +67,8 @@ export async function submitPrepared(
             dropped = `${Math.max(0, Math.round(left))} ms of validity left before signing the execute, ${required} ms required`
             throw new ExecutionStop('expired', dropped)
           }
+          // Last: from here the execution is signed, and a cancel is refused.
+          claimSigning(context, execution.id, options.signal)
         },
         alsoInLedger: settings.dryRun
           ? undefined
@@ -128,7 +131,13 @@ async function approveThenSimulate(
   )
   const { records, broadcast } = await wallet.transactions.sendAll(
     () => planNow(wallet, allowance).approvals.map((approval) => approveRequest(context, approval)),
-    { executionId: execution.id, check: () => assertNotHalted(context) },
+    {
+      executionId: execution.id,
+      check: () => {
+        assertNotHalted(context)
+        claimSigning(context, execution.id, options.signal)
+      },
+    },
   )
   const refused = (await broadcast).find((result) => result.status === 'refused')
   if (refused?.status === 'refused')

@@ -11,6 +11,7 @@ export * from './ledgerOwner.js'
 export type { ExecutionFilter } from './listExecutions.js'
 export { latestSchemaVersion, type Migration, migrations } from './migrations.js'
 export * from './nonces.js'
+export * from './notificationOutbox.js'
 export * from './openLedger.js'
 export {
   type AppliedReference,
@@ -32,4 +33,5 @@ export {
 } from './positions.js'
 export * from './risk.js'
 export * from './storageFault.js'
+export * from './strategySwitches.js'
 export * from './transactions.js'

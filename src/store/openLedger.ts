@@ -19,10 +19,15 @@ import {
 } from './ledgerOwner.js'
 import { migrations as ledgerMigrations, type Migration } from './migrations.js'
 import { createNoncesRepository, type NoncesRepository } from './nonces.js'
+import {
+  createNotificationOutboxRepository,
+  type NotificationOutboxRepository,
+} from './notificationOutbox.js'
 import { createPositionsRepository, type PositionsRepository } from './positions.js'
 import { createRiskRepository, type RiskRepository } from './risk.js'
 import { assertStockrouteFile, checkReadonlyVersion, migrate } from './schemaVersion.js'
 import { createStorageFaultMonitor, observeErrors, type StorageFault } from './storageFault.js'
+import { createStrategySwitchesRepository, type StrategySwitchesRepository } from './strategySwitches.js'
 import { createTransactionsRepository, type TransactionsRepository } from './transactions.js'
 
 export type OpenLedgerParameters = {
@@ -76,6 +81,10 @@ export type Ledger = {
   readonly allowances: AllowancesRepository
   /** The numbered event stream (transitions, fills, halts…) behind `GET /v1/events` and notifications. */
   readonly events: EventsRepository
+  /** Strategies an operator switched on or off (through the control API). */
+  readonly strategySwitches: StrategySwitchesRepository
+  /** The notification outbox: per sink, the events still to deliver (src/daemon/notifications). */
+  readonly notifications: NotificationOutboxRepository
   /**
    * This process's claim on the ledger (see `owner` of {@link OpenLedgerParameters}); undefined
    * for read-only opens and `owner: false`. The daemon records its control URL here.
@@ -228,6 +237,8 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       checkpoints: watched(createCheckpointsRepository(context)),
       allowances: watched(createAllowancesRepository(context)),
       events: watched(createEventsRepository(context)),
+      strategySwitches: watched(createStrategySwitchesRepository(context)),
+      notifications: watched(createNotificationOutboxRepository(context)),
       owner: ownership
         ? watched<LedgerOwnership>({
             takenOverFrom: ownership.takenOverFrom,

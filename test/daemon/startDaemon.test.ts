@@ -1,21 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { getTransactionCount } from 'viem/actions'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openLedger } from '../../src/store/index.js'
+import { useDaemonProcesses } from '../helpers/daemonProcess.js'
 import { positionsAgainstChain, settlementsOf } from '../helpers/engine.js'
-import {
-  chainWithoutRouter,
-  chainWithRouter,
-  clientsFor,
-  fundAddress,
-  localChains,
-} from '../helpers/localChains.js'
-import { exitOf, repoRoot } from '../helpers/processes.js'
+import { chainWithoutRouter, chainWithRouter, clientsFor, localChains } from '../helpers/localChains.js'
+import { exitOf } from '../helpers/processes.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 
 // The daemon as an operator runs it: `stockroute start` in a child process, trading on the
@@ -24,115 +16,10 @@ import { useSandboxService } from '../helpers/sandboxService.js'
 // positions equal the chain's balances. SIGTERM stops it within seconds, and a restart continues.
 
 const service = useSandboxService()
-const folder = mkdtempSync(join(tmpdir(), 'stockroute-daemon-'))
-afterAll(() => rmSync(folder, { recursive: true, force: true }))
-const children: ChildProcess[] = []
-afterEach(() => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-})
-
-type Run = {
-  child: ChildProcess
-  lines: string[]
-  stderr(): string
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>
-}
-
-function startDaemonProcess(
-  configPath: string,
-  args: string[] = [],
-  env: NodeJS.ProcessEnv = process.env,
-): Run {
-  const child = spawn(process.execPath, ['bin/stockroute.js', 'start', '--config', configPath, ...args], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  })
-  children.push(child)
-  const lines: string[] = []
-  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = []
-  let buffer = ''
-  child.stdout?.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString()
-    for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
-      const line = buffer.slice(0, newline)
-      buffer = buffer.slice(newline + 1)
-      lines.push(line)
-      for (const waiter of [...waiters])
-        if (waiter.pattern.test(line)) {
-          waiters.splice(waiters.indexOf(waiter), 1)
-          waiter.resolve(line)
-        }
-    }
-  })
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString()
-  })
-  return {
-    child,
-    lines,
-    stderr: () => stderr,
-    waitFor(pattern, timeoutMs = 30_000) {
-      const seen = lines.find((line) => pattern.test(line))
-      if (seen) return Promise.resolve(seen)
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () =>
-            reject(
-              new Error(
-                `no line matching ${pattern} in ${timeoutMs} ms; stdout:\n${lines.join('\n')}\nstderr:\n${stderr}`,
-              ),
-            ),
-          timeoutMs,
-        )
-        waiters.push({
-          pattern,
-          resolve: (line) => {
-            clearTimeout(timer)
-            resolve(line)
-          },
-        })
-      })
-    },
-  }
-}
-
-/** A config of its own (fresh funded wallet, its own data folder) pointing at this file's sandbox. */
-async function writeDaemonConfig(name: string, strategies: unknown[], extra: Record<string, unknown> = {}) {
-  const dir = join(folder, name)
-  const privateKey = generatePrivateKey()
-  const account = privateKeyToAccount(privateKey)
-  await Promise.all(localChains().map((chain) => fundAddress(chain, account.address, { asset: '200000' })))
-  const config = {
-    service: { baseUrl: service().url },
-    chains: localChains().map((chain) => ({
-      chainId: chain.chainId,
-      rpcUrl: chain.rpcUrl,
-      executorAddress: chain.executorAddress,
-      operatorAddress: chain.operatorAddress,
-      expectedInclusionMs: 1000,
-    })),
-    dataDir: 'data',
-    strategies,
-    marketData: { intervalMs: 500, staleAfterMs: 10_000 },
-    jobs: { reconciliation: '*/2 * * * * *', corporateActions: '*/5 * * * * *' },
-    summaryIntervalSeconds: 2,
-    ...extra,
-  }
-  mkdirSync(dir, { recursive: true })
-  writeFileSync(join(dir, 'stockroute.json'), JSON.stringify(config, null, 2))
-  writeFileSync(
-    join(dir, '.env'),
-    `STOCKROUTE_API_KEY=${service().credential.apiKey}\nSTOCKROUTE_API_SECRET=${service().credential.apiSecret}\nSTOCKROUTE_PRIVATE_KEY=${privateKey}\n`,
-  )
-  return {
-    configPath: join(dir, 'stockroute.json'),
-    ledgerPath: join(dir, 'data', 'stockroute.sqlite'),
-    account,
-  }
-}
+const daemons = useDaemonProcesses(service)
+const folder = daemons.folder
+const startDaemonProcess = daemons.start
+const writeDaemonConfig = daemons.writeConfig
 
 const everySecondOnBothChains = () => [
   {
@@ -303,14 +190,15 @@ describe('stockroute start', () => {
     timeout: 90_000,
   }, async () => {
     const { configPath, ledgerPath, account } = await writeDaemonConfig('full', everySecondOnBothChains())
-    // The fault switch: SQLite answers "disk full" once the file would pass this many pages.
+    // The fault switch: SQLite answers "disk full" once the file would pass this many pages (room for
+    // a few seconds of trading, so that the second daemon below meets a live owner).
     const probe = join(folder, 'probe.sqlite')
     const fresh = openLedger({ path: probe })
     const pages = Number(fresh.database.pragma('page_count', { simple: true }))
     fresh.close()
     const run = startDaemonProcess(configPath, [], {
       ...process.env,
-      STOCKROUTE_LEDGER_MAX_PAGES: String(pages + 12),
+      STOCKROUTE_LEDGER_MAX_PAGES: String(pages + 30),
     })
     await run.waitFor(/^control API http:\/\/127\.0\.0\.1:\d+/)
 

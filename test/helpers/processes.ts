@@ -75,15 +75,23 @@ export function firstLine(child: ChildProcess): Promise<string> {
 }
 
 export function exitOf(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  const drained = [child.stdout, child.stderr].every(
-    (stream) => !stream || stream.destroyed || stream.readableEnded,
-  )
-  if ((child.exitCode !== null || child.signalCode !== null) && drained) {
-    return Promise.resolve({ code: child.exitCode, signal: child.signalCode })
-  }
+  const ended = () =>
+    (child.exitCode !== null || child.signalCode !== null) &&
+    [child.stdout, child.stderr].every(
+      (stream) => !stream || stream.destroyed || stream.closed || stream.readableEnded,
+    )
+  if (ended()) return Promise.resolve({ code: child.exitCode, signal: child.signalCode })
   // 'close', not 'exit': it comes once the child's pipes are closed too, so whatever it printed last
-  // (a failpoint's line right before SIGKILL) has been read by then.
-  return new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })))
+  // (a failpoint's line right before SIGKILL) has been read by then. The check every 100 ms covers a
+  // 'close' that came before this listener (seen under load: the wait never ended).
+  return new Promise((resolve) => {
+    const finish = () => {
+      clearInterval(check)
+      resolve({ code: child.exitCode, signal: child.signalCode })
+    }
+    const check = setInterval(() => ended() && finish(), 100)
+    child.once('close', finish)
+  })
 }
 
 /** What a run of the CLI printed, how it ended and how long it took. */

@@ -12,7 +12,13 @@ export function createJobRunner(logger: {
   const tasks: ReturnType<typeof cron.schedule>[] = []
   const running = new Set<Promise<void>>()
   return {
-    schedule(name: string, expression: string, run: () => Promise<void>) {
+    /** `timezone`: the expression's (IANA name, e.g. 'UTC'); default the machine's. */
+    schedule(
+      name: string,
+      expression: string,
+      run: () => Promise<void>,
+      options: { timezone?: string } = {},
+    ) {
       const guarded = () => {
         const current = run().catch((error: unknown) =>
           logger.error({ job: name, error: messageOf(error) }, 'job failed'),
@@ -20,7 +26,7 @@ export function createJobRunner(logger: {
         running.add(current)
         return current.finally(() => running.delete(current))
       }
-      tasks.push(cron.schedule(expression, guarded, { name, noOverlap: true }))
+      tasks.push(cron.schedule(expression, guarded, { name, noOverlap: true, ...options }))
     },
     async stop() {
       for (const task of tasks) await task.stop()

@@ -1,0 +1,67 @@
+import type { LedgerEvent, LedgerEventKind } from '../../store/index.js'
+
+// The notification names a sink subscribes to, and which ledger events each one covers.
+
+/** What a sink can subscribe to (the `events` of a sink in stockroute.json). */
+export const notificationEventNames = [
+  'fill',
+  'failure',
+  'halt',
+  'discrepancy',
+  'recovery',
+  'daily_summary',
+] as const
+export type NotificationEventName = (typeof notificationEventNames)[number]
+
+/** A sink's events when its config lists none: all but `recovery` (one line per step of a restart is noise). */
+export const defaultNotificationEvents = [
+  'fill',
+  'failure',
+  'halt',
+  'discrepancy',
+  'daily_summary',
+] as const satisfies readonly NotificationEventName[]
+
+/** Execution states that end an execution without a fill: what `failure` reports. */
+export const failureStates: readonly string[] = ['failed', 'expired', 'rejected']
+
+/**
+ * The ledger kinds behind each notification name. `fill` also covers `fill_reversed` (a reorg took a
+ * notified fill back: a subscriber to fills must hear of it); `failure` is the `execution` events
+ * whose `data.to` is a failure state (see {@link notificationEventOf}).
+ */
+export const ledgerKindsByNotification = {
+  fill: ['fill', 'fill_reversed'],
+  failure: ['execution'],
+  halt: ['halt', 'resume'],
+  discrepancy: ['discrepancy'],
+  recovery: ['recovery'],
+  daily_summary: ['daily_summary'],
+} as const satisfies Record<NotificationEventName, readonly LedgerEventKind[]>
+
+/**
+ * The notification name a ledger event is sent as, or undefined when it is none (an execution
+ * moving to a state that is not a failure).
+ *
+ * @example
+ * notificationEventOf({ kind: 'execution', data: { to: 'rejected' } }) // 'failure'
+ * notificationEventOf({ kind: 'execution', data: { to: 'quoted' } }) // undefined
+ */
+export function notificationEventOf(
+  event: Pick<LedgerEvent, 'kind' | 'data'>,
+): NotificationEventName | undefined {
+  switch (event.kind) {
+    case 'fill':
+    case 'fill_reversed':
+      return 'fill'
+    case 'execution':
+      return typeof event.data.to === 'string' && failureStates.includes(event.data.to)
+        ? 'failure'
+        : undefined
+    case 'halt':
+    case 'resume':
+      return 'halt'
+    default:
+      return event.kind
+  }
+}
