@@ -294,6 +294,9 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     },
     async sendAll(build, options) {
       await manager.ready()
+      // Backpressure: sign nothing while bundles wait to be sent (a slow node), so validity is checked
+      // near when the execute leaves. Outside the lock: a refused bundle's repair takes it.
+      if (broadcasts.size > 0) await broadcasts.onSizeLessThan(1)
       const fees = await feeSource.current()
       return withLock(async () => {
         options.check?.()
