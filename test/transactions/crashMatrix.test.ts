@@ -156,6 +156,15 @@ async function expectSound(
   }
   for (const position of await positionsAgainstChain(ledger, address))
     expect(position.ledger, `${position.ticker} on ${position.chainId}`).toBe(position.onChain)
+  // The event stream (SSE, notifications) tells every transition and fill exactly once, whatever
+  // instant the process died at: its rows are written in the same transactions.
+  const count = (sql: string) => ledger.database.prepare<[], { n: number }>(sql).get()?.n
+  expect(count("SELECT count(*) AS n FROM events WHERE kind = 'execution'")).toBe(
+    count('SELECT count(*) AS n FROM execution_events'),
+  )
+  expect(count("SELECT count(*) AS n FROM events WHERE kind = 'fill'")).toBe(
+    count('SELECT count(*) AS n FROM fills'),
+  )
 }
 
 type MatrixCase = {
