@@ -2,12 +2,16 @@ import { Command } from 'commander'
 import { registerChainsCommand } from './commands/chains.js'
 import { registerConfigCommand } from './commands/config.js'
 import { registerDoctorCommand } from './commands/doctor.js'
+import { registerEventsCommand } from './commands/events.js'
+import { registerExecutionsCommand } from './commands/executions.js'
 import { registerKillSwitchCommands } from './commands/killSwitch.js'
 import { registerLocalChainsCommand } from './commands/localChains.js'
 import { registerMarketCommand } from './commands/market.js'
+import { registerPositionsCommand } from './commands/positions.js'
 import { registerQuoteCommand } from './commands/quote.js'
 import { registerSandboxCommand } from './commands/sandbox.js'
 import { registerStartCommand } from './commands/start.js'
+import { registerStrategiesCommand } from './commands/strategies.js'
 import { registerSwapCommand } from './commands/swap.js'
 import { registerTokensCommand } from './commands/tokens.js'
 
@@ -17,6 +21,9 @@ export function buildProgram(): Command {
   program
     .name('stockroute')
     .description('Execution bot for tokenized stocks, with a local sandbox of the service')
+    // Options after a subcommand belong to it: `executions show 4 --config f` is show's --config, not
+    // the `executions` list's (both have one). Needed here and on the commands with subcommands.
+    .enablePositionalOptions()
   registerStartCommand(program)
   registerSandboxCommand(program)
   registerLocalChainsCommand(program)
@@ -28,6 +35,10 @@ export function buildProgram(): Command {
   registerQuoteCommand(program)
   registerSwapCommand(program)
   registerKillSwitchCommands(program)
+  registerExecutionsCommand(program)
+  registerPositionsCommand(program)
+  registerStrategiesCommand(program)
+  registerEventsCommand(program)
   return program
 }
 

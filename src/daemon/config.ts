@@ -8,6 +8,7 @@ import { notionalDecimals } from '../store/risk.js'
 import {
   type DaemonSettings,
   daemonSectionsShape,
+  daemonSettingsOf,
   type EmbeddedSandboxConfig,
   embeddedSandboxSchema,
   strictSection,
@@ -285,20 +286,6 @@ export function readConfigFile(path: string): StockrouteConfigFile {
   }
 }
 
-/** The daemon's sections of a parsed file. */
-function daemonSettingsOf(file: z.output<z.ZodObject<typeof daemonSectionsShape>>): DaemonSettings {
-  return {
-    strategies: file.strategies,
-    marketData: file.marketData,
-    api: file.api,
-    notifications: file.notifications,
-    jobs: file.jobs,
-    summaryIntervalSeconds: file.summaryIntervalSeconds,
-    logLevel: file.logLevel,
-    shutdownGraceMs: file.shutdownGraceMs,
-  }
-}
-
 /** An embedded configuration (config/default.json): the daemon starts the sandbox and trades on it. */
 export const embeddedConfigFileSchema = z.strictObject({
   sandbox: embeddedSandboxSchema,
@@ -330,9 +317,14 @@ export type DaemonConfig =
  */
 export function loadDaemonConfig(path: string, environment: NodeJS.ProcessEnv = process.env): DaemonConfig {
   const configPath = resolve(path)
+  return readEmbeddedConfig(configPath) ?? { kind: 'service', config: loadConfig(configPath, environment) }
+}
+
+/** The configuration at `path` when it runs an embedded sandbox (`"sandbox"` section), else undefined. */
+export function readEmbeddedConfig(path: string): Extract<DaemonConfig, { kind: 'embedded' }> | undefined {
+  const configPath = resolve(path)
   const json = readJsonFile(configPath)
-  if (typeof json !== 'object' || json === null || !('sandbox' in json))
-    return { kind: 'service', config: loadConfig(configPath, environment) }
+  if (typeof json !== 'object' || json === null || !('sandbox' in json)) return undefined
   const parsed = embeddedConfigFileSchema.safeParse(json)
   if (!parsed.success)
     throw new ConfigError(

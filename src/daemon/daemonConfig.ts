@@ -105,3 +105,17 @@ export const embeddedSandboxSchema = strictSection({
 })
 
 export type EmbeddedSandboxConfig = z.output<typeof embeddedSandboxSchema>
+
+/** The daemon's sections of a parsed file. */
+export function daemonSettingsOf(file: z.output<z.ZodObject<typeof daemonSectionsShape>>): DaemonSettings {
+  return {
+    strategies: file.strategies,
+    marketData: file.marketData,
+    api: file.api,
+    notifications: file.notifications,
+    jobs: file.jobs,
+    summaryIntervalSeconds: file.summaryIntervalSeconds,
+    logLevel: file.logLevel,
+    shutdownGraceMs: file.shutdownGraceMs,
+  }
+}

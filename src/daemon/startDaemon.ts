@@ -8,21 +8,18 @@ import { type ActivityPrinter, createActivityPrinter, transactionEventLine } fro
 import type { DaemonConfig, StockrouteConfig } from './config.js'
 import { startEmbeddedSandbox } from './embeddedSandbox.js'
 import { engineChainConfigsOf, engineSettingsOf } from './engineConfig.js'
-import { controlRoutes, type DaemonStatus } from './healthRoutes.js'
-import { createJobRunner } from './jobs/createJobRunner.js'
-import {
-  messageOf,
-  reconcilePositions,
-  refreshTokenList,
-  syncCorporateActions,
-  type TokenListEntry,
-} from './jobs/index.js'
+import type { DaemonStatus } from './healthRoutes.js'
+import { messageOf, refreshTokenList, type TokenListEntry } from './jobs/index.js'
 import { ledgerPathOf } from './ledgerPath.js'
 import { createDaemonLogger } from './logger.js'
 import { createMarketDataCache } from './marketData.js'
 import { createDaemonMetrics } from './metrics.js'
+import type { Notifier } from './notifications/index.js'
+import { scheduleDaemonJobs } from './scheduleDaemonJobs.js'
+import { type DaemonApi, startDaemonApi } from './startDaemonApi.js'
+import { startDaemonNotifier } from './startDaemonNotifier.js'
+import { createStrategyControl } from './strategyControl.js'
 import { createStrategyRunner, type TickReport } from './strategyRunner.js'
-import { type ControlServer, startControlServer } from './swapApi/index.js'
 import { walletsOf } from './wallets.js'
 
 export type StartDaemonParameters = {
@@ -47,8 +44,10 @@ export type DaemonReport = {
 
 /** A running daemon. */
 export type Daemon = {
-  /** The control API (swaps, quotes, /health, /metrics), when enabled. */
+  /** The control API (docs/control-api.md), when enabled. */
   apiUrl: string | undefined
+  /** The bearer token its /v1 routes need. */
+  apiToken: string | undefined
   ledgerPath: string
   logPath: string
   /** The configuration it trades with (an embedded run's, with the sandbox's service and chains). */
@@ -87,10 +86,11 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
   const settings = config.daemon
   const logs = createDaemonLogger({ dataDir: config.dataDir, level: settings.logLevel })
   const logger = logs.logger
-  const resources: { ledger?: Ledger; engine?: Engine; server?: ControlServer } = {}
+  const resources: { ledger?: Ledger; engine?: Engine; api?: DaemonApi; notifier?: Notifier | undefined } = {}
   const cleanupOnFailure = async () => {
-    await resources.server?.close()
+    await resources.api?.close()
     await resources.engine?.close()
+    await resources.notifier?.stop()
     resources.ledger?.close()
     logs.flush()
     await sandbox?.stop()
@@ -131,11 +131,15 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       logger: logger.child({ component: 'engine' }),
       onTransactionEvent: (chainId, event) => {
         metrics.recordTransactionEvent(chainId, event)
-        if (event.kind === 'recovery') progress(event.message)
-        else if (event.kind !== 'rebroadcast') write(transactionEventLine(chainId, event))
+        if (event.kind === 'recovery') {
+          progress(event.message)
+          ledger.events.append('recovery', { chainId, data: { message: event.message } })
+        } else if (event.kind !== 'rebroadcast') write(transactionEventLine(chainId, event))
       },
     })
     resources.engine = engine
+    // Before recovery: the notifier's first read marks where new sinks start, so recovery's events count.
+    resources.notifier = startDaemonNotifier({ config, ledger, engine, logger })
     const printer = createActivityPrinter({ ledger, chains: engine.chains, write })
     activity = printer
     progress(`${walletsBanner(engine)}; ledger ${ledgerPath}`)
@@ -143,10 +147,22 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     // Recovery runs in the background, chain by chain: a wallet takes new intents once its nonces are sound.
     const recovery = engine.recover({ signal: shutdown.signal }).then(
       (report) => {
-        if (report.executions.length > 0 || report.fillsRecorded > 0)
+        if (report.executions.length > 0 || report.fillsRecorded > 0) {
+          ledger.events.append('recovery', {
+            data: {
+              message: `recovered ${report.executions.length} unfinished executions, ${report.fillsRecorded} fills from the logs`,
+              executions: report.executions.map((e) => ({
+                executionId: e.executionId,
+                from: e.from,
+                to: e.to,
+              })),
+              fillsRecorded: report.fillsRecorded,
+            },
+          })
           write(
             `recovered ${report.executions.length} unfinished executions (${report.executions.map((e) => `${e.executionId} ${e.from}→${e.to}`).join(', ') || 'none'}), ${report.fillsRecorded} fills from the logs`,
           )
+        }
         logger.info({ recovery: report }, 'recovery done')
       },
       (error: unknown) => {
@@ -181,8 +197,10 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       lastTick: undefined,
       lastReconciliation: undefined,
     }
+    const strategyControl = createStrategyControl({ strategies, ledger })
     const tick = createStrategyRunner({
       strategies,
+      control: strategyControl,
       engine,
       ledger,
       marketData,
@@ -205,55 +223,33 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     }
 
     if (settings.api.enabled) {
-      // Read with the other secrets (environment, then the .env beside the config); embedded runs have none.
-      const token =
-        config.secrets.apiToken ?? (settings.api.tokenEnv ? process.env[settings.api.tokenEnv] : undefined)
-      resources.server = await startControlServer({
+      resources.api = await startDaemonApi({
+        config,
+        ledger,
         engine,
-        host: settings.api.host,
-        port: settings.api.port,
-        allowRemote: settings.api.allowRemote,
-        ...(token ? { bearerToken: token } : {}),
-        extraRoutes: controlRoutes({ status, engine, ledger, metrics }),
+        strategies: strategyControl,
+        status,
+        metrics,
+        notifier: resources.notifier,
         logger: logger.child({ component: 'api' }),
+        startedAt,
       })
-      ledger.owner?.setControlUrl(resources.server.url) // named in the error of a second process
-      write(`control API ${resources.server.url} (POST /v1/swaps, GET /v1/quotes, /health, /metrics)`)
+      write(`control API ${resources.api.url} (docs/control-api.md; GET /v1/openapi.json, /health, /metrics)`)
     }
 
-    const jobs = createJobRunner(logger)
-    jobs.schedule('token-refresh', settings.jobs.tokenRefresh, async () => {
-      await refreshTokens()
-    })
-    jobs.schedule('corporate-actions', settings.jobs.corporateActions, async () => {
-      const report = await syncCorporateActions({
-        ledger,
-        service,
-        chains: jobChains,
-        logger,
-        signal: shutdown.signal,
-      })
-      if (report.applied + report.income > 0)
-        write(`corporate actions: ${report.applied} applied, ${report.income} dividends recorded as income`)
-    })
-    jobs.schedule('reconciliation', settings.jobs.reconciliation, async () => {
-      // Fills first (the settlement logs since the checkpoint), then compare positions.
-      const settlements = await engine.syncSettlements()
-      if (settlements.unattributedFills > 0)
-        logger.warn(settlements, "settlements of this ledger's wallets that no execution of the ledger holds")
-      const report = await reconcilePositions({
-        ledger,
-        service,
-        chains: jobChains,
-        owner: account.address,
-        logger,
-      })
-      metrics.recordReconciliation(report.counts.total)
-      status.lastReconciliation = {
-        atMs: Date.now(),
-        discrepancies: report.counts.total,
-        checked: report.checked,
-      }
+    const jobs = scheduleDaemonJobs({
+      settings,
+      ledger,
+      service,
+      engine,
+      chains: jobChains,
+      owner: account.address,
+      logger,
+      metrics,
+      status,
+      write,
+      refreshTokens,
+      signal: shutdown.signal,
     })
 
     const summaryTimer = setInterval(() => {
@@ -298,7 +294,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
         await tickInProgress
         clearInterval(summaryTimer)
         await jobs.stop()
-        await resources.server?.close()
+        await resources.api?.close()
         const closed = engine.close()
         const graceOver = new Promise<'grace over'>((resolve) =>
           setTimeout(resolve, settings.shutdownGraceMs, 'grace over').unref(),
@@ -322,6 +318,8 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
         }
         write(printer.summary([`${report.unfinished} left unfinished for the next start`]))
         logger.info({ report }, 'daemon stopped')
+        // After the engine: the last transitions and fills are in the outbox, sent at the next start.
+        await resources.notifier?.stop()
         ledger.close()
         logs.flush()
         await sandbox?.stop()
@@ -353,7 +351,8 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     })
 
     return {
-      apiUrl: resources.server?.url,
+      apiUrl: resources.api?.url,
+      apiToken: resources.api?.token,
       ledgerPath,
       logPath: logs.path,
       config,

@@ -31,8 +31,8 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }))
 // biome-ignore lint/suspicious/noExplicitAny: tests read reply bodies freely
 type Json = any
 
-async function getJson(url: string): Promise<{ status: number; body: Json }> {
-  const response = await fetch(url)
+async function getJson(url: string, token?: string): Promise<{ status: number; body: Json }> {
+  const response = await fetch(url, token ? { headers: { authorization: `Bearer ${token}` } } : {})
   return { status: response.status, body: await response.json() }
 }
 
@@ -117,7 +117,11 @@ describe('a daemon with extra wallets', () => {
         Array.from({ length: count }, async () => {
           const response = await fetch(`${apiUrl}/v1/swaps`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', 'idempotency-key': `burst-${randomUUID()}` },
+            headers: {
+              'content-type': 'application/json',
+              'idempotency-key': `burst-${randomUUID()}`,
+              authorization: `Bearer ${daemon?.apiToken}`,
+            },
             body: JSON.stringify({
               chainId: router.chainId,
               ticker: 'AAPL',
@@ -135,7 +139,7 @@ describe('a daemon with extra wallets', () => {
       const ended = await Promise.all(
         posted.map((id) =>
           waitUntil(
-            () => getJson(`${apiUrl}/v1/swaps/${id}`),
+            () => getJson(`${apiUrl}/v1/swaps/${id}`, daemon?.apiToken),
             (reply) => terminal.includes(reply.body.state),
           ),
         ),

@@ -1,68 +1,22 @@
 import { randomUUID } from 'node:crypto'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ControlServer, ControlServerError, startControlServer } from '../../src/daemon/swapApi/index.js'
-import { createTestEngine, engineLedgers } from '../helpers/engine.js'
+import { type ControlServer, startControlServer } from '../../src/daemon/swapApi/index.js'
+import { type Json, type Reply, useControlServer } from '../helpers/controlApi.js'
 import { chainWithRouter } from '../helpers/localChains.js'
-import { useSandboxService } from '../helpers/sandboxService.js'
 
 // The swap API as an aggregator uses it: real HTTP on loopback (fetch) to a control server over a
 // real engine, on the sandbox service and the anvil chains. A swap is recorded, answered 202 at
 // once and followed to its fill; keys make requests idempotent; every bad input is named.
 
-const service = useSandboxService()
-const ledgers = engineLedgers()
-let testEngine: Awaited<ReturnType<typeof createTestEngine>>
-let server: ControlServer
+const { testEngine, call } = useControlServer({
+  engine: { funding: { asset: '5000' } },
+  server: () => ({
+    extraRoutes: [{ method: 'GET', path: '/health', handle: () => ({ status: 200, body: { ok: true } }) }],
+  }),
+})
 /** The execution of the first test's buy. */
 let boughtExecutionId = 0
-
-beforeAll(async () => {
-  testEngine = await createTestEngine(service(), { ledgerPath: ledgers.path(), funding: { asset: '5000' } })
-  server = await startControlServer({
-    engine: testEngine.engine,
-    extraRoutes: [{ method: 'GET', path: '/health', handle: () => ({ status: 200, body: { ok: true } }) }],
-  })
-})
-
-afterAll(async () => {
-  await server?.close()
-  await testEngine?.close()
-})
-
-type Reply = { status: number; headers: Headers; text: string; body: Record<string, unknown> & Json }
-// biome-ignore lint/suspicious/noExplicitAny: tests read reply bodies freely
-type Json = any
-
-/** One HTTP call; `body` is sent as JSON unless it is a string. */
-async function call(
-  path: string,
-  options: {
-    method?: string
-    body?: unknown
-    headers?: Record<string, string>
-    query?: Record<string, string>
-    base?: string
-  } = {},
-): Promise<Reply> {
-  const search = options.query ? `?${new URLSearchParams(options.query)}` : ''
-  const hasBody = options.body !== undefined
-  const response = await fetch(`${options.base ?? server.url}${path}${search}`, {
-    method: options.method ?? (hasBody ? 'POST' : 'GET'),
-    headers: { ...(hasBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
-    ...(hasBody
-      ? { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }
-      : {}),
-  })
-  const text = await response.text()
-  let body: Json = {}
-  try {
-    body = JSON.parse(text)
-  } catch {
-    // not JSON: the test says what it expected
-  }
-  return { status: response.status, headers: response.headers, text, body }
-}
 
 const postSwap = (body: unknown, key: string | undefined, headers: Record<string, string> = {}) =>
   call('/v1/swaps', {
@@ -145,8 +99,8 @@ describe('POST /v1/swaps and GET /v1/swaps/:id', () => {
     expect(replayed.body).toMatchObject({ executionId, intentId: `api:${key}`, state: 'confirmed' })
     const again = await call(`/v1/swaps/${executionId}`)
     expect(again.body.fills).toHaveLength(1)
-    expect(testEngine.ledger.fills.listFills({ executionId })).toHaveLength(1)
-    expect(testEngine.ledger.fills.listFills()).toHaveLength(1)
+    expect(testEngine().ledger.fills.listFills({ executionId })).toHaveLength(1)
+    expect(testEngine().ledger.fills.listFills()).toHaveLength(1)
   })
 
   it('gives concurrent requests with one key one execution', async () => {
@@ -171,7 +125,7 @@ describe('POST /v1/swaps and GET /v1/swaps/:id', () => {
     expect(conflict.body.message).toContain('limitPrice')
     expect(conflict.body.details.map((detail: Json) => detail.field)).toEqual(['amountIn', 'limitPrice'])
     expect(conflict.body.message).toContain(`execution ${executionId}`)
-    expect(testEngine.ledger.fills.listFills({ executionId })).toHaveLength(1)
+    expect(testEngine().ledger.fills.listFills({ executionId })).toHaveLength(1)
   })
 
   it('answers 404 for an unknown execution and 400 for an id that is not one', async () => {
@@ -208,7 +162,7 @@ describe('bad swap requests', () => {
     expect(reply.body.code).toBe('BAD_REQUEST')
     expect(reply.body.details.map((detail: Json) => detail.field)).toContain(field)
     expect(reply.body.message).toContain(field)
-    expect(testEngine.ledger.executions.getExecutionByIntent(`api:${key}`)).toBeUndefined()
+    expect(testEngine().ledger.executions.getExecutionByIntent(`api:${key}`)).toBeUndefined()
   })
 
   it('names every bad field at once', async () => {
@@ -344,7 +298,7 @@ describe('bearer token', () => {
   let guarded: ControlServer
   beforeAll(async () => {
     guarded = await startControlServer({
-      engine: testEngine.engine,
+      engine: testEngine().engine,
       bearerToken: token,
       logger: pino({ level: 'info' }, { write: (line: string) => logLines.push(line) }),
       extraRoutes: [{ method: 'GET', path: '/health', handle: () => ({ status: 200, body: 'ok' }) }],
@@ -372,7 +326,7 @@ describe('bearer token', () => {
       headers: { 'idempotency-key': 'x' },
     })
     expect(post.status).toBe(401)
-    expect(testEngine.ledger.executions.getExecutionByIntent('api:x')).toBeUndefined()
+    expect(testEngine().ledger.executions.getExecutionByIntent('api:x')).toBeUndefined()
 
     const withToken = await call(unknownId, {
       base: guarded.url,
@@ -395,94 +349,5 @@ describe('bearer token', () => {
       401, 401, 401, 401, 404, 200,
     ])
     expect(logLines.join('')).not.toContain(token)
-  })
-})
-
-describe('startControlServer', () => {
-  it('refuses a host that is not loopback unless allowRemote, and allowRemote without a token', async () => {
-    const engine = testEngine.engine
-    for (const host of ['0.0.0.0', '192.168.1.10', '::', 'example.com']) {
-      const error = await startControlServer({ engine, host }).catch((caught: unknown) => caught)
-      expect(error, host).toBeInstanceOf(ControlServerError)
-      expect((error as ControlServerError).code).toBe('NON_LOOPBACK_HOST')
-      expect((error as ControlServerError).shortMessage).toMatch(/not a loopback address.*allowRemote: true/)
-    }
-    const noToken = await startControlServer({ engine, host: '0.0.0.0', allowRemote: true }).catch(
-      (caught: unknown) => caught,
-    )
-    expect((noToken as ControlServerError).code).toBe('NON_LOOPBACK_HOST')
-    expect((noToken as ControlServerError).shortMessage).toMatch(/no bearerToken/)
-  })
-
-  it('refuses bad options with the field named', async () => {
-    const engine = testEngine.engine
-    const handle = () => ({ status: 200, body: {} })
-    const attempts = [
-      [{ port: 70000 }, /port must be 0 to 65535/],
-      [{ bearerToken: '' }, /bearerToken must not be empty/],
-      [{ extraRoutes: [{ method: 'GET' as const, path: '/v1/health', handle }] }, /outside \/v1/],
-      [
-        {
-          extraRoutes: [
-            { method: 'GET' as const, path: '/health', handle },
-            { method: 'GET' as const, path: '/health', handle },
-          ],
-        },
-        /twice/,
-      ],
-    ] as const
-    for (const [options, message] of attempts) {
-      const error = await startControlServer({ engine, ...options }).catch((caught: unknown) => caught)
-      expect(error).toBeInstanceOf(ControlServerError)
-      expect((error as ControlServerError).code).toBe('INVALID_OPTIONS')
-      expect((error as ControlServerError).shortMessage).toMatch(message)
-    }
-  })
-
-  it('says so when the port is taken', async () => {
-    const port = Number(new URL(server.url).port)
-    const error = await startControlServer({ engine: testEngine.engine, port }).catch(
-      (caught: unknown) => caught,
-    )
-    expect((error as ControlServerError).code).toBe('LISTEN_FAILED')
-    expect((error as ControlServerError).shortMessage).toMatch(/another process uses this port/)
-  })
-
-  it('close waits for the requests in progress and closes keep-alive sockets', async () => {
-    let release: () => void = () => {}
-    const started = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    const slow = await startControlServer({
-      engine: testEngine.engine,
-      extraRoutes: [
-        { method: 'GET', path: '/fast', handle: () => ({ status: 200, body: { fast: true } }) },
-        {
-          method: 'GET',
-          path: '/slow',
-          handle: async () => {
-            release()
-            await new Promise((resolve) => setTimeout(resolve, 300))
-            return { status: 200, body: { slow: true } }
-          },
-        },
-      ],
-    })
-    // Keep-alive sockets left open by earlier requests must not hold close() up.
-    for (let index = 0; index < 3; index++) expect((await call('/fast', { base: slow.url })).status).toBe(200)
-    const inFlight = call('/slow', { base: slow.url })
-    await started
-    const closedAt = Date.now()
-    let closed = false
-    const closing = slow.close().then(() => {
-      closed = true
-    })
-    const reply = await inFlight
-    expect(reply.status).toBe(200)
-    expect(reply.body).toEqual({ slow: true })
-    await closing
-    expect(closed).toBe(true)
-    expect(Date.now() - closedAt).toBeLessThan(2_000)
-    await expect(fetch(`${slow.url}/fast`)).rejects.toThrow()
   })
 })

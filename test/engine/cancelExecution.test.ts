@@ -100,7 +100,9 @@ describe('cancelExecution', () => {
       expect(done.execution.state).toBe('confirmed')
       const refused = await whileSubmitted
       expect(refused).toMatchObject({ cancelled: false, code: 'ALREADY_SIGNED' })
-      expect(refused?.cancelled === false && refused.reason).toMatch(/signed (approve 0x[0-9a-f]{64}, )?execute 0x[0-9a-f]{64}/)
+      expect(refused?.cancelled === false && refused.reason).toMatch(
+        /signed (approve 0x[0-9a-f]{64}, )?execute 0x[0-9a-f]{64}/,
+      )
 
       expect(await test.engine.cancel(done.execution.id, 'operator: after the fact')).toMatchObject({
         cancelled: false,

@@ -3,10 +3,14 @@ import { performance } from 'node:perf_hooks'
 import type { Command } from 'commander'
 import { formatUnits } from 'viem'
 import { decimalsOfTokenKind } from '../../api/tokenQuantity.js'
+import { dryRunLedgerFileName } from '../../daemon/ledgerPath.js'
 import { effectivePricePerShare } from '../../domain/quotePrice.js'
 import type { Price } from '../../domain/units.js'
 import type { ExecutionOutcome, SwapIntent } from '../../engine/index.js'
 import type { ExecutionEvent, ExecutionRecord } from '../../store/index.js'
+import { announcePath, findDaemon } from '../daemon/findDaemon.js'
+import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
+import { swapThroughDaemon } from '../daemon/swapThroughDaemon.js'
 import { openConfiguredEngine } from '../engineFromConfig.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult, serviceClientFromConfig, withServiceOptions } from '../serviceClient.js'
@@ -31,7 +35,8 @@ type SwapOptions = TradeOptions & {
  * `stockroute swap --chain ID --ticker T --exchange N --side buy|sell --amount X
  * [--amount-type stablecoin|stocktoken] [--limit-price P] [--intent-id ID] [--dry-run] [--json]`:
  * executes one trade with the engine (recovering anything a previous run left unfinished first),
- * shows each state change on stderr, and prints the outcome. Exit code 0 when confirmed (or when a
+ * shows each state change on stderr, and prints the outcome. While a daemon owns the ledger, the
+ * trade goes through its control API instead ({@link swapThroughDaemon}); stderr says which. Exit code 0 when confirmed (or when a
  * dry run got to its end), 1 otherwise.
  *
  * @example
@@ -65,7 +70,17 @@ export function registerSwapCommand(program: Command) {
     .option('--no-dry-run', "trade for real even if the config's execution.dryRun is true")
     .action(async (options: SwapOptions, command: Command) => {
       checkTradeOptions(options, command)
-      await runSwap(options)
+      // A daemon that owns the ledger (the dry-run one for dry runs) takes the swap: the ledger has one writer.
+      const target = readLedgerTarget(options.config, { dryRun: options.dryRun })
+      const found = findDaemon(target)
+      // The path taken: on stderr for the daemon (and a stale runtime file); the result's `via` for both.
+      if (found.kind === 'daemon' || found.staleNote) announcePath(found)
+      if (found.kind === 'daemon')
+        await swapThroughDaemon(found.client, options, {
+          ledgerPath: target.ledgerPath,
+          dryRun: target.ledgerPath.endsWith(dryRunLedgerFileName),
+        })
+      else await runSwap(options)
     })
 }
 
@@ -104,12 +119,19 @@ async function runSwap(options: SwapOptions) {
         process.stderr.write(
           `warning: ${recovery.unattributedFills} settlement(s) of this wallet are not in ${ledger.path}: another program may trade from it\n`,
         )
-      const earlier = ledger.executions.getExecutionByIntent(intent.intentId)
+      // The same --intent-id sent through a daemon earlier is recorded as api:<id>: follow that one.
+      const throughDaemon = ledger.executions.getExecutionByIntent(`api:${intent.intentId}`)
+      const earlier = throughDaemon ?? ledger.executions.getExecutionByIntent(intent.intentId)
       if (earlier)
         process.stderr.write(
           `intent ${intent.intentId} has execution ${earlier.id} already (${earlier.state}): it is not executed again\n`,
         )
-      outcome = await engine.execute(intent, { signal })
+      outcome = await engine.execute(
+        throughDaemon ? { ...intent, intentId: throughDaemon.intentId } : intent,
+        {
+          signal,
+        },
+      )
     } finally {
       status.end()
       await configured.close()
@@ -118,22 +140,37 @@ async function runSwap(options: SwapOptions) {
     const asset = chain
       ? { symbol: chain.asset.symbol, decimals: chain.asset.decimals }
       : { symbol: 'asset', decimals: 0 }
-    const result = swapResult(outcome, { asset, dryRun, ledgerPath: ledger.path, elapsedMs: elapsedMs() })
+    const result = swapResult(outcome, {
+      asset,
+      dryRun,
+      ledgerPath: ledger.path,
+      elapsedMs: elapsedMs(),
+      via: { kind: 'ledger' },
+    })
     printResult(options.json, result, () => describeSwap(result, outcome.execution))
     if (!result.done) process.exitCode = 1
   })
 }
 
 /** What `--json` prints. */
-type SwapResult = ReturnType<typeof swapResult>
+export type SwapResult = ReturnType<typeof swapResult>
 
-function swapResult(
+/**
+ * What `stockroute swap` prints of an outcome (`--json` as it is; the text from it): amounts
+ * formatted in the asset's and the stock's units, the price per share, the transactions.
+ *
+ * @example
+ * swapResult(outcome, { asset: { symbol: 'USDC', decimals: 6 }, dryRun: false, ledgerPath, elapsedMs: 812, via: { kind: 'ledger' } }).done // true
+ */
+export function swapResult(
   outcome: ExecutionOutcome,
   context: {
     asset: { symbol: string; decimals: number }
     dryRun: boolean
     ledgerPath: string
     elapsedMs: number
+    /** Who executed it: this process on the ledger, or the daemon that owns the ledger. */
+    via: { kind: 'ledger' } | { kind: 'daemon'; pid: number; url: string }
   },
 ) {
   const { execution, transactions, fills } = outcome
@@ -189,11 +226,19 @@ function swapResult(
       }
     }),
     ledgerPath: context.ledgerPath,
+    via: context.via.kind,
+    ...(context.via.kind === 'daemon' ? { daemonPid: context.via.pid, daemonUrl: context.via.url } : {}),
     elapsedMs: context.elapsedMs,
   }
 }
 
-function describeSwap(result: SwapResult, execution: ExecutionRecord): string {
+/**
+ * The text `stockroute swap` prints of a {@link swapResult}.
+ *
+ * @example
+ * describeSwap(result, outcome.execution) // 'confirmed: buy AAPL on chain 31337 (execution 4, intent cli-…)\n  asked …'
+ */
+export function describeSwap(result: SwapResult, execution: ExecutionRecord): string {
   const row = (label: string, value: string) => `  ${label.padEnd(10)}${value}`
   const asked =
     execution.amountType === 'stablecoin'
@@ -220,6 +265,14 @@ function describeSwap(result: SwapResult, execution: ExecutionRecord): string {
   for (const tx of result.transactions)
     lines.push(row(tx.kind, `${tx.hash} (nonce ${tx.nonce}, ${tx.status})`))
   if (result.state !== 'confirmed') lines.push(row(result.done ? 'outcome' : 'reason', result.reason))
+  lines.push(
+    row(
+      'via',
+      'daemonPid' in result
+        ? `daemon pid ${result.daemonPid} at ${result.daemonUrl}`
+        : 'this process, on the ledger',
+    ),
+  )
   lines.push(row('elapsed', `${result.elapsedMs} ms`))
   return lines.join('\n')
 }

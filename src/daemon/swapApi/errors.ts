@@ -4,25 +4,33 @@ import { StockrouteError } from '../../domain/errors.js'
 export type FieldProblem = { field: string; problem: string }
 
 /** Stable codes of {@link ControlApiError}: the `code` of every error body the control API sends. */
-export type ControlApiErrorCode =
-  | 'BAD_REQUEST'
-  | 'UNAUTHORIZED'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'IDEMPOTENCY_KEY_REUSED'
+export const controlApiErrorCodes = [
+  'BAD_REQUEST',
+  'UNAUTHORIZED',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'IDEMPOTENCY_KEY_REUSED',
   /** The engine refused the intent (a market rule, an inactive token): the message says what to change. */
-  | 'INVALID_INTENT'
+  'INVALID_INTENT',
   /** The request names a chain the daemon does not trade on. */
-  | 'UNKNOWN_CHAIN'
+  'UNKNOWN_CHAIN',
   /** The service refused the quote request (400/404 from the service): sent as 422. */
-  | 'SERVICE_REFUSED'
+  'SERVICE_REFUSED',
   /** The service is unreachable, failing or rate limiting: sent as 503, retry later. */
-  | 'SERVICE_UNAVAILABLE'
+  'SERVICE_UNAVAILABLE',
+  /** A chain's node did not answer a read (balances): sent as 503, retry later. */
+  'CHAIN_UNAVAILABLE',
   /** The engine is shutting down and takes no new intents: sent as 503. */
-  | 'ENGINE_CLOSED'
-  | 'INTERNAL'
+  'ENGINE_CLOSED',
+  /** A cancel came too late: a transaction of the execution is signed, only the chain decides now (409). */
+  'ALREADY_SIGNED',
+  /** A cancel came too late: the execution already ended (409). */
+  'ALREADY_FINISHED',
+  'INTERNAL',
+] as const
+export type ControlApiErrorCode = (typeof controlApiErrorCodes)[number]
 
 /** The error body of every control API error. */
 export type ControlApiErrorBody = { code: ControlApiErrorCode; message: string; details?: FieldProblem[] }

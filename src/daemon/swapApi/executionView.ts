@@ -1,33 +1,12 @@
 import { formatPrice } from '../../domain/units.js'
 import type { ExecutionOutcome } from '../../engine/createEngine.js'
+import type { ExecutionView } from './replySchemas.js'
 
-/** An execution as `GET /v1/swaps/:id` returns it: amounts as decimal strings, times in ISO 8601. */
-export type ExecutionView = {
-  executionId: number
-  intentId: string
-  state: string
-  /** The reason of the last state change (why a swap was rejected, expired or failed). */
-  reason: string
-  quoteId: string | null
-  chainId: number
-  ticker: string
-  exchange: number
-  side: 'buy' | 'sell'
-  /** Natural units, as requested. */
-  amountIn: string
-  amountType: 'stablecoin' | 'stocktoken'
-  /** In the market's currency, as requested; `null` without a limit. */
-  limitPrice: string | null
-  transactions: { kind: string; hash: string; nonce: number; status: string }[]
-  /** Base units: stock (whole shares or 1e18 units) and asset, as the settlement event has them. */
-  fills: { txHash: string; logIndex: number; amountIn: string; amountOut: string; feeAmount: string }[]
-  createdAt: string
-  updatedAt: string
-}
+export type { ExecutionView } from './replySchemas.js'
 
 /**
  * The public view of an execution: what it was asked, where it is, its transactions (never their
- * signed bytes) and its fills.
+ * signed bytes) and its fills; amounts as decimal strings, times in ISO 8601.
  *
  * @example
  * toExecutionView(engine.outcome(12))
@@ -48,6 +27,7 @@ export function toExecutionView(outcome: ExecutionOutcome): ExecutionView {
     amountIn: execution.amountIn,
     amountType: execution.amountType,
     limitPrice: execution.limitPrice === null ? null : formatPrice(execution.limitPrice),
+    strategy: execution.strategy,
     transactions: transactions.map((transaction) => ({
       kind: transaction.kind,
       hash: transaction.hash,

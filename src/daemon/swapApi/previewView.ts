@@ -1,36 +1,8 @@
 import type { QuotePreview } from '../../engine/createEngine.js'
+import type { PreviewView } from './replySchemas.js'
 
-/** A preview as `GET /v1/quotes` returns it: base-unit amounts as decimal strings. */
-export type PreviewView = {
-  quote: {
-    quoteId: string
-    chainId: number
-    ticker: string
-    exchange: number
-    tokenKind: string
-    side: 'buy' | 'sell'
-    amountType: string
-    stockToken: string
-    assetToken: string
-    amountIn: string
-    amountInUsed: string
-    amountOut: string
-    feeAmount: string
-    /** Asset base units per whole share. */
-    price: string
-    /** Unix seconds. */
-    expiresAt: number
-  }
-  verdict:
-    | { ok: true; remainingMs: number; effectivePrice: string; marketPrice: string; deviationBps: string }
-    | { ok: false; rule: string; message: string; details: Readonly<Record<string, string | number>> }
-  /** The risk limit the swap would break, or `null`. */
-  riskProblem: string | null
-  /** The kill switch's reason when trading is halted, or `null`. */
-  halted: string | null
-  approvals: { currentAllowance: string; target: string; count: number }
-  minValidityMs: number
-}
+/** A preview as `GET /v1/quotes` returns it: base-unit amounts as decimal strings (see previewViewSchema). */
+export type { PreviewView }
 
 /**
  * The public view of `engine.preview`: the quote, the guard's verdict, risk, kill switch and the

@@ -8,7 +8,7 @@ import { DomainRuleError, type Price, parsePrice } from '../../domain/units.js'
 const plainDecimal = /^\d+(\.\d+)?$/
 
 /** Missing → "is required"; present with the wrong type → `expected`. */
-const typeError = (expected: string) => (issue: { input?: unknown }) =>
+export const typeError = (expected: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? 'is required' : `must be ${expected}`
 
 const ticker = z
@@ -55,17 +55,19 @@ const jsonChainId = z
 
 const jsonExchange = z
   .number({ error: typeError('a number: 0 (US), 1 (HK) or 3 (KR)') })
+  .describe('0 (US), 1 (HK) or 3 (KR)')
   .refine(isExchangeCode, exchangeProblem)
   .transform((code) => code as ExchangeCode)
 
 /** A query parameter holding a whole number, e.g. `chainId=31337`; `expected` completes "must be". */
-const queryInteger = (expected: string) =>
+export const queryInteger = (expected: string) =>
   z
     .string({ error: typeError(expected) })
     .regex(/^\d{1,15}$/, `must be ${expected}`)
     .transform(Number)
 
-const queryChainId = queryInteger('a positive whole number, e.g. 31337').refine(
+/** A query parameter holding a chain id. */
+export const queryChainId = queryInteger('a positive whole number, e.g. 31337').refine(
   (chainId) => chainId > 0,
   'must be positive',
 )
@@ -95,7 +97,8 @@ function sellIsStocktoken(
     })
 }
 
-const unknownField = (kind: string, fields: readonly string[]) => ({
+/** Messages of a strict object: an unknown key names the known ones; a non-object says what to send. */
+export const unknownField = (kind: string, fields: readonly string[]) => ({
   error: (issue: { code?: string }) =>
     issue.code === 'unrecognized_keys'
       ? `is not a ${kind} (known: ${fields.join(', ')})`

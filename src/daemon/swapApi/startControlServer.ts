@@ -2,14 +2,28 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { bearerTokenMatches } from './bearerTokenMatches.js'
+import { buildOpenApiDocument } from './buildOpenApiDocument.js'
+import type { ControlPlane } from './controlPlane.js'
+import { controlPlaneRoutes } from './controlPlaneRoutes.js'
+import { createEventFeed } from './createEventFeed.js'
 import { ControlApiError, ControlServerError } from './errors.js'
+import type { EventStreamSettings } from './getEvents.js'
+import { getOpenApi } from './getOpenApi.js'
 import { isLoopbackHost } from './isLoopbackHost.js'
 import { createRouteMatcher } from './matchRoute.js'
 import { readJsonBody } from './readJsonBody.js'
 import { swapApiRoutes } from './routes.js'
 import { controlServerOptionsSchema } from './schemas.js'
 import { sendReply } from './sendReply.js'
-import type { ControlReply, ControlServerLogger, ExtraRoute, SwapApiEngine } from './types.js'
+import { sendStream } from './sendStream.js'
+import type {
+  ControlReply,
+  ControlRoute,
+  ControlServerLogger,
+  ControlStreamReply,
+  ExtraRoute,
+  SwapApiEngine,
+} from './types.js'
 import { zodProblems } from './zodProblems.js'
 
 export type StartControlServerParameters = {
@@ -28,6 +42,11 @@ export type StartControlServerParameters = {
   logger?: ControlServerLogger | undefined
   /** Request bodies above this are refused with 413. Default 64 KiB. */
   maxBodyBytes?: number | undefined
+  /**
+   * The daemon as the API steers it: with it, the server also serves executions, kill switch,
+   * strategies, positions, balances and the event stream (see docs/control-api.md).
+   */
+  controlPlane?: ControlPlane | undefined
 }
 
 /** A running control server. */
@@ -41,9 +60,16 @@ export type ControlServer = {
 /** The slowest a client may be to send a whole request, ms. */
 const requestTimeoutMs = 30_000
 
+/** How often the shared poller of `GET /v1/events` reads the ledger's newest id while a stream is open, ms. */
+const eventPollMs = 150
+
+const eventStreamSettings: EventStreamSettings = { heartbeatMs: 15_000, retryMs: 2_000, pageSize: 100 }
+
 /**
  * Starts the daemon's control HTTP server: the swap API for aggregators (`POST /v1/swaps`,
- * `GET /v1/swaps/:id`, `GET /v1/quotes`) and the caller's extra routes, on loopback by default.
+ * `GET /v1/swaps/:id`, `GET /v1/quotes`), given a `controlPlane` the operator's routes (executions,
+ * kill switch, strategies, positions, balances, the `GET /v1/events` stream), the OpenAPI document
+ * `GET /v1/openapi.json`, and the caller's extra routes, on loopback by default.
  * Every input is validated; every error is JSON `{code, message, details?}` with a stable code and
  * a message saying how to fix it; an unexpected failure is a 500 that leaks nothing and is logged.
  * Throws {@link ControlServerError} when it cannot start: a non-loopback host without `allowRemote`
@@ -54,6 +80,7 @@ const requestTimeoutMs = 30_000
  *   engine,
  *   port: 8787,
  *   bearerToken: process.env.STOCKROUTE_CONTROL_TOKEN,
+ *   controlPlane: createControlPlane({ engine, ledger, strategies }),
  *   extraRoutes: [{ method: 'GET', path: '/health', handle: () => ({ status: 200, body: { ok: true } }) }],
  *   logger: log.child({ component: 'control' }),
  * })
@@ -64,9 +91,21 @@ export async function startControlServer(parameters: StartControlServerParameter
   const { engine, logger } = parameters
   const options = checkOptions(parameters)
   const { host, port, bearerToken, maxBodyBytes } = options
-  const match = createRouteMatcher([...swapApiRoutes(engine, logger), ...(parameters.extraRoutes ?? [])])
+  const plane = parameters.controlPlane
+  const feed = plane ? createEventFeed(plane.ledger.events, { pollMs: eventPollMs, logger }) : undefined
+  const apiRoutes: ControlRoute[] = [
+    ...swapApiRoutes(engine, logger),
+    ...(plane && feed ? controlPlaneRoutes({ plane, feed, events: eventStreamSettings, logger }) : []),
+    { method: 'GET', path: '/v1/openapi.json', handle: getOpenApi(() => openApiDocument) },
+  ]
+  // Built now: a /v1 route without a description stops the start, not a request.
+  const openApiDocument = buildOpenApiDocument(apiRoutes, { bearer: bearerToken !== undefined })
+  const match = createRouteMatcher([...apiRoutes, ...(parameters.extraRoutes ?? [])])
+  const routeList = apiRoutes.map((route) => `${route.method} ${route.path}`).join(', ')
   let closing = false
   let closed: Promise<void> | undefined
+  /** Ends every open stream when the server closes: close() would otherwise wait for them forever. */
+  const streamsEnd = new AbortController()
 
   const server = createServer({ requestTimeout: requestTimeoutMs }, (incoming, outgoing) => {
     handle(incoming, outgoing).catch((error: unknown) => {
@@ -89,7 +128,7 @@ export async function startControlServer(parameters: StartControlServerParameter
     })
     const isApi = path === '/v1' || path.startsWith('/v1/')
 
-    let reply: ControlReply
+    let reply: ControlReply | ControlStreamReply
     try {
       if (!path.startsWith('/'))
         throw new ControlApiError({
@@ -103,7 +142,7 @@ export async function startControlServer(parameters: StartControlServerParameter
         throw new ControlApiError({
           status: 404,
           code: 'NOT_FOUND',
-          message: `There is no route ${method} ${path}: the swap API serves POST /v1/swaps, GET /v1/swaps/:id and GET /v1/quotes.`,
+          message: `There is no route ${method} ${path}: the control API serves ${routeList} (described in GET /v1/openapi.json).`,
         })
       if (found.kind === 'methodNotAllowed')
         throw new ControlApiError({
@@ -133,7 +172,14 @@ export async function startControlServer(parameters: StartControlServerParameter
       // A keep-alive socket that became idle after close() began would hold the server open.
       if (closing) setImmediate(() => server.closeIdleConnections())
     })
-    sendReply(outgoing, reply, serverHeaders)
+    if ('stream' in reply)
+      await sendStream(
+        outgoing,
+        reply,
+        serverHeaders,
+        AbortSignal.any([controller.signal, streamsEnd.signal]),
+      )
+    else sendReply(outgoing, reply, serverHeaders)
     if (isApi || reply.status >= 500)
       logger?.[reply.status >= 500 ? 'warn' : 'info'](
         {
@@ -179,6 +225,8 @@ export async function startControlServer(parameters: StartControlServerParameter
       closed ??= new Promise<void>((resolve, reject) => {
         closing = true
         server.close((error) => (error ? reject(error) : resolve()))
+        streamsEnd.abort(new Error('the control API is closing'))
+        feed?.close()
         server.closeIdleConnections()
       })
       return closed
@@ -197,6 +245,23 @@ function checkOptions(parameters: StartControlServerParameters) {
       code: 'INVALID_OPTIONS',
       shortMessage: `startControlServer: engine must have ${missing.join(', ')}: pass the engine from createEngine.`,
     })
+  const plane = parameters.controlPlane as Partial<ControlPlane> | undefined
+  if (plane !== undefined) {
+    const lacking = [
+      ...(['cancelExecution', 'halt', 'resume', 'balances'] as const).filter(
+        (name) => typeof plane[name] !== 'function',
+      ),
+      ...(typeof plane.strategies?.list === 'function' && typeof plane.strategies.setEnabled === 'function'
+        ? []
+        : ['strategies']),
+      ...(typeof plane.ledger?.events?.listAfter === 'function' ? [] : ['ledger']),
+    ]
+    if (lacking.length > 0)
+      throw new ControlServerError({
+        code: 'INVALID_OPTIONS',
+        shortMessage: `startControlServer: controlPlane must have ${lacking.join(', ')}: pass the plane from createControlPlane.`,
+      })
+  }
   const parsed = controlServerOptionsSchema.safeParse({
     host: parameters.host ?? '127.0.0.1',
     port: parameters.port ?? 0,

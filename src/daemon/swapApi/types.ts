@@ -49,5 +49,33 @@ export type ExtraRoute = {
   handle: (request: ControlRequest) => ControlReply | Promise<ControlReply>
 }
 
+/** Where a streaming route writes, for as long as it likes. */
+export type ControlStreamSink = {
+  /**
+   * Writes `text` to the client. Resolves once the socket takes more (after `drain` when its
+   * buffer is full), or at once when the stream is aborted: a slow client slows the writer down
+   * instead of growing memory.
+   */
+  write: (text: string) => Promise<void>
+  /** Aborts when the client goes away or the server closes; the stream should then return. */
+  signal: AbortSignal
+}
+
+/**
+ * A reply written over time (Server-Sent Events): the server sends the status and headers at once,
+ * then runs `stream`, and ends the response when it returns.
+ */
+export type ControlStreamReply = {
+  status: number
+  headers?: Readonly<Record<string, string>> | undefined
+  stream: (sink: ControlStreamSink) => Promise<void>
+}
+
 /** A route of the server's table; `:name` segments become `request.params.name`. */
-export type ControlRoute = ExtraRoute
+export type ControlRoute = {
+  method: ControlMethod
+  path: string
+  handle: (
+    request: ControlRequest,
+  ) => ControlReply | ControlStreamReply | Promise<ControlReply | ControlStreamReply>
+}

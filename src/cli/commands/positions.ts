@@ -1,0 +1,95 @@
+import type { Command } from 'commander'
+import { formatUnits } from 'viem'
+import { type PositionView, positionListSchema } from '../../daemon/swapApi/index.js'
+import { toPositionView } from '../../daemon/swapApi/positionView.js'
+import { openLedger } from '../../store/index.js'
+import { announcePath, findDaemon } from '../daemon/findDaemon.js'
+import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
+import { formatTable } from '../formatTable.js'
+import { withInterrupt } from '../interrupt.js'
+import { printResult } from '../serviceClient.js'
+import { parseChainId } from '../tradeOptions.js'
+
+/**
+ * `stockroute positions [--chain ID] [--json]`: the ledger's positions (balance, average price,
+ * cost basis, realized PnL), through the running daemon (`GET /v1/positions`) or read-only from
+ * the ledger when none runs.
+ *
+ * @example
+ * registerPositionsCommand(program)
+ * // stockroute positions --chain 31337 --config ./sbx/stockroute.json
+ */
+export function registerPositionsCommand(program: Command) {
+  program
+    .command('positions')
+    .description("the ledger's positions: balance, average price, cost basis, realized PnL")
+    .option(
+      '--config <file>',
+      'stockroute.json whose daemon or ledger to use (no secrets needed)',
+      'stockroute.json',
+    )
+    .option('--chain <id>', 'only this chain', parseChainId)
+    .option('--json', 'print the positions as JSON on stdout')
+    .action(async (options: { config: string; chain?: number; json?: boolean }) => {
+      const target = readLedgerTarget(options.config)
+      const found = findDaemon(target)
+      announcePath(found)
+      const positions =
+        found.kind === 'daemon'
+          ? (
+              await withInterrupt((signal) =>
+                found.client.request('GET', '/v1/positions', {
+                  query: { chainId: options.chain },
+                  schema: positionListSchema,
+                  signal,
+                }),
+              )
+            ).positions
+          : readPositions(target.ledgerPath, options.chain)
+      printResult(options.json, { positions }, () => positionTable(positions))
+    })
+}
+
+/** The ledger's positions, read-only, amounts as decimal strings of base units (as the API sends them). */
+function readPositions(ledgerPath: string, chainId: number | undefined): PositionView[] {
+  const ledger = openLedger({ path: ledgerPath, readonly: true })
+  try {
+    return ledger.positions.listPositions({ chainId }).map(toPositionView)
+  } finally {
+    ledger.close()
+  }
+}
+
+function positionTable(positions: readonly PositionView[]): string {
+  if (positions.length === 0) return 'no positions'
+  return formatTable(
+    [
+      { header: 'CHAIN', align: 'right' },
+      { header: 'TICKER' },
+      { header: 'BALANCE', align: 'right' },
+      { header: 'AVG PRICE', align: 'right' },
+      { header: 'COST BASIS', align: 'right' },
+      { header: 'REALIZED PNL', align: 'right' },
+    ],
+    positions.map((position) => {
+      const assetDecimals = typeof position.assetDecimals === 'number' ? position.assetDecimals : undefined
+      const ofAsset = (value: unknown) => formatBaseUnits(value, assetDecimals)
+      return [
+        String(position.chainId),
+        position.ticker,
+        formatBaseUnits(position.balance, position.tokenKind === 'share' ? 18 : 0),
+        ofAsset(position.avgPrice),
+        ofAsset(position.costBasis),
+        ofAsset(position.realizedPnl),
+      ]
+    }),
+  )
+}
+
+/** A decimal string of base units in natural units; as it is when the decimals are not known. */
+function formatBaseUnits(value: unknown, decimals: number | undefined): string {
+  if (value === undefined || value === null) return '-'
+  const text = String(value)
+  if (decimals === undefined || !/^-?\d+$/.test(text)) return text
+  return formatUnits(BigInt(text), decimals)
+}

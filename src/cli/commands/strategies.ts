@@ -1,0 +1,132 @@
+import type { Command } from 'commander'
+import { type StrategyView, strategyListSchema, strategyViewSchema } from '../../daemon/swapApi/index.js'
+import { openLedger } from '../../store/index.js'
+import { announcePath, findDaemon, requireDaemon } from '../daemon/findDaemon.js'
+import { type LedgerTarget, readLedgerTarget } from '../daemon/readLedgerTarget.js'
+import { formatTable } from '../formatTable.js'
+import { withInterrupt } from '../interrupt.js'
+import { withConfig } from '../options.js'
+import { printResult } from '../serviceClient.js'
+
+type StrategiesOptions = { config: string; json?: boolean }
+
+/**
+ * `stockroute strategies [--json]`: the configured strategies, whether each runs (the config's
+ * choice unless an operator switched it) and its last run; through the running daemon
+ * (`GET /v1/strategies`), or from the config and the ledger's switches (read-only) when none runs.
+ * `stockroute strategies enable|disable <id> [--reason TEXT]` switch one through the daemon (kept
+ * across restarts); they need it running.
+ *
+ * @example
+ * registerStrategiesCommand(program)
+ * // stockroute strategies disable dca-aapl --reason "earnings today" --config ./sbx/stockroute.json
+ */
+export function registerStrategiesCommand(program: Command) {
+  const strategies = withConfig(
+    program
+      .command('strategies')
+      // Options after a subcommand are the subcommand's (both have --config): `executions show 4 --config f`.
+      .enablePositionalOptions()
+      .description('the configured strategies and whether each runs (enable|disable <id>: switch one)'),
+  ).action(async (options: StrategiesOptions) => {
+    const target = readLedgerTarget(options.config)
+    const found = findDaemon(target)
+    announcePath(found)
+    const list =
+      found.kind === 'daemon'
+        ? (
+            await withInterrupt((signal) =>
+              found.client.request('GET', '/v1/strategies', { schema: strategyListSchema, signal }),
+            )
+          ).strategies
+        : readStrategies(target)
+    printResult(options.json, { strategies: list }, () => strategyTable(list))
+  })
+  for (const action of ['enable', 'disable'] as const)
+    withConfig(
+      strategies
+        .command(action)
+        .description(`${action} a strategy in the running daemon (kept across restarts)`),
+    )
+      .argument('<id>', 'strategy id, as in the config')
+      .option('--reason <text>', `why (default: "operator: stockroute strategies ${action}")`)
+      .action(async (id: string, options: StrategiesOptions & { reason?: string }) => {
+        const target = readLedgerTarget(options.config)
+        const client = requireDaemon(target, `Switching a strategy (${action})`)
+        process.stderr.write(`${client.via}\n`)
+        const reason = options.reason ?? `operator: stockroute strategies ${action}`
+        const strategy = await withInterrupt((signal) =>
+          client.request('POST', `/v1/strategies/${encodeURIComponent(id)}/${action}`, {
+            body: { reason },
+            schema: strategyViewSchema,
+            signal,
+          }),
+        )
+        printResult(
+          options.json,
+          strategy,
+          () => `${strategy.id} ${strategy.enabled ? 'enabled' : 'disabled'} (${reason})`,
+        )
+      })
+}
+
+type SwitchRow = { strategy: string; enabled: number; reason: string; changed_at_ms: number }
+
+/** The config's strategies with the ledger's switches (no run is known without the daemon). */
+function readStrategies(target: LedgerTarget): StrategyView[] {
+  let switches = new Map<string, SwitchRow>()
+  try {
+    const ledger = openLedger({ path: target.ledgerPath, readonly: true })
+    try {
+      const rows = ledger.database
+        .prepare<[], SwitchRow>('SELECT strategy, enabled, reason, changed_at_ms FROM strategy_switches')
+        .all()
+      switches = new Map(rows.map((row) => [row.strategy, row]))
+    } finally {
+      ledger.close()
+    }
+  } catch (error) {
+    // No ledger yet: no strategy was ever switched.
+    if ((error as { code?: string }).code !== 'LEDGER_NOT_FOUND') throw error
+  }
+  return target.daemon.strategies.map((strategy) => {
+    const switched = switches.get(strategy.id)
+    return {
+      id: strategy.id,
+      kind: strategy.kind,
+      enabled: switched ? switched.enabled === 1 : true,
+      switched: switched
+        ? {
+            enabled: switched.enabled === 1,
+            reason: switched.reason,
+            at: new Date(switched.changed_at_ms).toISOString(),
+          }
+        : null,
+      lastRun: null,
+    }
+  })
+}
+
+function strategyTable(strategies: readonly StrategyView[]): string {
+  if (strategies.length === 0) return 'no strategies configured'
+  return formatTable(
+    [
+      { header: 'ID' },
+      { header: 'KIND' },
+      { header: 'ENABLED' },
+      { header: 'SWITCHED' },
+      { header: 'LAST RUN' },
+    ],
+    strategies.map((strategy) => [
+      strategy.id,
+      strategy.kind,
+      strategy.enabled ? 'yes' : 'no',
+      strategy.switched
+        ? `${strategy.switched.enabled ? 'on' : 'off'} at ${strategy.switched.at}: ${strategy.switched.reason}`
+        : '-',
+      strategy.lastRun
+        ? `${strategy.lastRun.at}: ${strategy.lastRun.submitted} submitted, ${strategy.lastRun.refused} refused${strategy.lastRun.error ? `, error ${strategy.lastRun.error}` : ''}`
+        : '-',
+    ]),
+  )
+}
