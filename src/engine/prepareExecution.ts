@@ -80,9 +80,13 @@ export async function prepareExecution(
   // includes is known exactly (those mined after it still count as pending).
   const atBlock = wallet.transactions.head()
   const requestedAt = context.now()
+  let priceReadAt = requestedAt
   const [reply, marketPrice, onChain] = await Promise.all([
     requestQuote(context, chain, intent, instrument, signal),
-    context.marketPrice(instrument, { signal }),
+    context.marketPrice(instrument, { signal }).then((price) => {
+      priceReadAt = context.now()
+      return price
+    }),
     readAllowance(chain.publicClient, { token, owner, spender, blockNumber: atBlock }, { signal }),
   ])
   const notional = reply.quote.isBuy ? reply.quote.amountInUsed : reply.quote.amountOut
@@ -114,6 +118,7 @@ export async function prepareExecution(
         quoteId: reply.quote.quoteId,
         quote: storedQuoteOf(reply, chain.asset.decimals),
         notional: { amount: notional, decimals: chain.asset.decimals },
+        marketPrice: { price: marketPrice, atMs: priceReadAt },
       },
     )
     return { record, riskProblem }

@@ -50,6 +50,8 @@ export type ExecutionRecord = {
   /** The current quote as JSON, bigints as decimal strings: parse it with the quote's schema. */
   quote: unknown
   notional: ExecutionNotional | null
+  /** The market price (market currency) its current quote was compared with, and when; null before. */
+  marketPrice: { price: Price; atMs: number } | null
   state: ExecutionState
   /** Moves since creation: every transition is a compare-and-set on (state, version). */
   version: number
@@ -66,6 +68,8 @@ export type ExecutionPatch = {
   /** The quote's JSON (bigints are stored as decimal strings). */
   quote?: unknown
   notional?: ExecutionNotional | null | undefined
+  /** The market price the quote was compared with (reports' slippage against the market). */
+  marketPrice?: { price: Price; atMs: number } | undefined
 }
 
 /** One line of an execution's event log. */
@@ -97,6 +101,8 @@ export type ExecutionRow = {
   quote_json: string | null
   notional: string | null
   asset_decimals: number | null
+  market_price: string | null
+  market_price_at_ms: number | null
   state: ExecutionState
   version: number
   reason: string
@@ -137,6 +143,13 @@ export function toRecord(row: ExecutionRow): ExecutionRecord {
         : {
             amount: toAssetAmount(textToUint(row.notional, 'executions.notional')),
             decimals: row.asset_decimals,
+          },
+    marketPrice:
+      row.market_price === null || row.market_price_at_ms === null
+        ? null
+        : {
+            price: toPrice(textToUint(row.market_price, 'executions.market_price')),
+            atMs: row.market_price_at_ms,
           },
     state: row.state,
     version: row.version,

@@ -155,6 +155,9 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
         set_notional: number
         notional: string | null
         asset_decimals: number | null
+        set_market_price: number
+        market_price: string | null
+        market_price_at_ms: number | null
         version: number | null
       },
     ]
@@ -164,7 +167,9 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
        quote_id = CASE WHEN @set_quote_id THEN @quote_id ELSE quote_id END,
        quote_json = CASE WHEN @set_quote THEN @quote_json ELSE quote_json END,
        notional = CASE WHEN @set_notional THEN @notional ELSE notional END,
-       asset_decimals = CASE WHEN @set_notional THEN @asset_decimals ELSE asset_decimals END
+       asset_decimals = CASE WHEN @set_notional THEN @asset_decimals ELSE asset_decimals END,
+       market_price = CASE WHEN @set_market_price THEN @market_price ELSE market_price END,
+       market_price_at_ms = CASE WHEN @set_market_price THEN @market_price_at_ms ELSE market_price_at_ms END
      WHERE id = @id AND state = @from AND (@version IS NULL OR version = @version)`,
   )
   const selectUnfinished = db.prepare<[number | null, number | null], ExecutionRow>(
@@ -266,6 +271,11 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
         set_notional: setNotional ? 1 : 0,
         notional: patch.notional ? uintToText(patch.notional.amount, 'notional.amount') : null,
         asset_decimals: patch.notional ? safeInteger(patch.notional.decimals, 'notional.decimals') : null,
+        set_market_price: patch.marketPrice === undefined ? 0 : 1,
+        market_price: patch.marketPrice ? uintToText(patch.marketPrice.price, 'marketPrice.price') : null,
+        market_price_at_ms: patch.marketPrice
+          ? safeInteger(patch.marketPrice.atMs, 'marketPrice.atMs')
+          : null,
         version,
       })
       if (result.changes === 0) {

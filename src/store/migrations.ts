@@ -1,4 +1,5 @@
 import { eventsStrategiesNotifications } from './migration4.js'
+import { executionMarketPrice } from './migration5.js'
 
 /**
  * One schema change of the ledger. Migrations are numbered from 1 without gaps, each applied in its
@@ -378,6 +379,7 @@ CREATE TABLE ledger_owner (
 `,
   },
   eventsStrategiesNotifications,
+  executionMarketPrice,
 ]
 
 /** The schema version this build writes: the last migration's number. */

@@ -46,6 +46,11 @@ describe('kill switch', () => {
       test.ledger.risk.resume('operator: test over')
       const resumed = await test.engine.execute(buy(chain.chainId, 'resumed'))
       expect(resumed.execution.state, resumed.execution.reason).toBe('confirmed')
+      // The market price the guard compared the quote with is kept with it (for slippage reports).
+      const kept = resumed.execution.marketPrice
+      expect(kept?.price).toBeGreaterThan(0n)
+      expect(kept?.atMs).toBeGreaterThanOrEqual(resumed.execution.createdAtMs)
+      expect(kept?.atMs).toBeLessThanOrEqual(resumed.execution.updatedAtMs)
     } finally {
       await test.close()
     }
