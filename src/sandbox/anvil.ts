@@ -54,6 +54,11 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Anvi
     String(chainId),
     '--accounts',
     '1',
+    // Old block states are dropped rather than written to ~/.foundry/anvil/tmp: a long run wrote
+    // about 10 GB there, and a killed anvil never removes its directory. Recent states (the reorg
+    // window, calls at the watcher's head) stay in memory.
+    '--max-persisted-states',
+    '0',
   ]
   if (blockTime !== undefined) args.push('--block-time', String(blockTime))
   const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
