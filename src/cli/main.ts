@@ -9,11 +9,13 @@ import { registerLocalChainsCommand } from './commands/localChains.js'
 import { registerMarketCommand } from './commands/market.js'
 import { registerPositionsCommand } from './commands/positions.js'
 import { registerQuoteCommand } from './commands/quote.js'
+import { registerReportCommand } from './commands/report.js'
 import { registerSandboxCommand } from './commands/sandbox.js'
 import { registerStartCommand } from './commands/start.js'
 import { registerStrategiesCommand } from './commands/strategies.js'
 import { registerSwapCommand } from './commands/swap.js'
 import { registerTokensCommand } from './commands/tokens.js'
+import { packageVersion } from './packageVersion.js'
 
 /** Builds the `stockroute` command line; each command is a thin layer over the library. */
 export function buildProgram(): Command {
@@ -24,6 +26,7 @@ export function buildProgram(): Command {
     // Options after a subcommand belong to it: `executions show 4 --config f` is show's --config, not
     // the `executions` list's (both have one). Needed here and on the commands with subcommands.
     .enablePositionalOptions()
+    .version(packageVersion(), '-V, --version', 'print the version of stockroute')
   registerStartCommand(program)
   registerSandboxCommand(program)
   registerLocalChainsCommand(program)
@@ -39,6 +42,7 @@ export function buildProgram(): Command {
   registerPositionsCommand(program)
   registerStrategiesCommand(program)
   registerEventsCommand(program)
+  registerReportCommand(program)
   return program
 }
 

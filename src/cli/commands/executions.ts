@@ -15,6 +15,8 @@ import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { parsePositiveInteger, withConfig } from '../options.js'
+import { parseStrategyOption } from '../parseStrategyOption.js'
+import { parseTimeOption } from '../parseTimeOption.js'
 import { printResult } from '../serviceClient.js'
 import { parseChainId, parseTicker } from '../tradeOptions.js'
 import { describeExecution } from './describeExecution.js'
@@ -61,13 +63,13 @@ export function registerExecutionsCommand(program: Command) {
     )
     .option('--chain <id>', 'only this chain', parseChainId)
     .option('--ticker <ticker>', 'only this ticker', parseTicker)
-    .option('--strategy <id>', "only this strategy's executions", parseStrategyId)
+    .option('--strategy <id>', "only this strategy's executions", parseStrategyOption)
     .option(
       '--since <time>',
       'created at or after: ISO 8601 (2026-11-25T10:00Z) or an age (30m, 6h, 2d)',
-      parseTime,
+      parseTimeOption,
     )
-    .option('--until <time>', 'created before: ISO 8601 or an age (30m, 6h, 2d)', parseTime)
+    .option('--until <time>', 'created before: ISO 8601 or an age (30m, 6h, 2d)', parseTimeOption)
     .option('--limit <n>', 'at most this many', parsePositiveInteger, 50)
     .action(async (options: ListOptions) => {
       const target = readLedgerTarget(options.config)
@@ -247,25 +249,4 @@ function parseStates(text: string): ExecutionState[] {
       `unknown state ${unknown.join(', ')}: the states are ${executionStates.join(', ')}`,
     )
   return states as ExecutionState[]
-}
-
-function parseStrategyId(text: string): string {
-  if (!/^[\x21-\x7e]{1,100}$/.test(text))
-    throw new InvalidArgumentError('must be a strategy id as in the config')
-  return text
-}
-
-/** An ISO 8601 time, or an age back from now: `30m`, `6h`, `2d`, `90s`. */
-function parseTime(text: string): Date {
-  const age = /^(\d{1,6})([smhd])$/.exec(text)
-  if (age) {
-    const unitMs = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as 's' | 'm' | 'h' | 'd']
-    return new Date(Date.now() - Number(age[1]) * unitMs)
-  }
-  const ms = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN
-  if (!Number.isFinite(ms))
-    throw new InvalidArgumentError(
-      'must be an ISO 8601 time such as 2026-11-25T10:00Z, or an age such as 30m, 6h, 2d',
-    )
-  return new Date(ms)
 }

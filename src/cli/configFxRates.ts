@@ -1,0 +1,15 @@
+import { readConfigFile, readEmbeddedConfig } from '../daemon/config.js'
+import { engineSettingsOf } from '../daemon/engineConfig.js'
+import type { FxRates } from '../domain/quotePrice.js'
+
+/**
+ * The FX rates a configuration gives its engine (`execution.fxRates` over the defaults), read
+ * without secrets; undefined when it sets none (the engine's defaults apply).
+ *
+ * @example
+ * configFxRates('sandbox/stockroute.json')?.hkex // 12850000n
+ */
+export function configFxRates(configPath: string): FxRates | undefined {
+  const execution = readEmbeddedConfig(configPath)?.execution ?? readConfigFile(configPath).execution
+  return engineSettingsOf({ execution }).fxRates
+}

@@ -1,0 +1,185 @@
+import { formatAmount } from '../formatAmount.js'
+import type { Report, ReportContext, ReportFilter, ReportValue } from '../types.js'
+import { selectIncome } from './selectIncome.js'
+import { tokenScope } from './tokenScope.js'
+
+type ActionRow = {
+  seq: number
+  chain_id: number
+  token_address: string
+  kind: string
+  detail: string
+  ticker: string | null
+  reference: string | null
+  reason: string
+  recorded_at_ms: number
+}
+
+/**
+ * The `income` report: dividends and other income (the `income` table: what the chain paid, in
+ * the asset, beside the service's gross, tax, fee and net in the stock's own currency), their
+ * totals per UTC day and asset, and the corporate actions applied to positions (splits,
+ * delistings, transfers from `position_adjustments`, ticker changes from `position_renames`),
+ * listed and counted per kind. Filters: chain, ticker (current or former), time (recording time);
+ * strategy: income and corporate actions belong to no strategy, so a strategy filter empties it.
+ *
+ * @example
+ * const report = incomeReport({ ledger, now: Date.now }, {})
+ * report.tables.find((table) => table.key === 'income')?.rows // [{ amount: '22.5', … }]
+ */
+export function incomeReport(context: ReportContext, filter: ReportFilter): Report {
+  const database = context.ledger.database
+  const income = selectIncome(database, filter)
+  const byDay = new Map<
+    string,
+    { day: string; chainId: number; asset: string; decimals: number; total: bigint; count: number }
+  >()
+  for (const row of income) {
+    const day = new Date(row.recorded_at_ms).toISOString().slice(0, 10)
+    const key = `${day}|${row.chain_id}|${row.asset_token}`
+    const group = byDay.get(key) ?? {
+      day,
+      chainId: row.chain_id,
+      asset: row.asset_token,
+      decimals: row.asset_decimals,
+      total: 0n,
+      count: 0,
+    }
+    group.total += BigInt(row.amount)
+    group.count += 1
+    byDay.set(key, group)
+  }
+  const inScope = tokenScope(database, filter)
+  const actions =
+    filter.strategy !== undefined
+      ? []
+      : database
+          .prepare<Record<string, number | null>, ActionRow>(
+            `SELECT seq, chain_id, token_address, kind,
+               CASE kind WHEN 'split' THEN ratio_numerator || '/' || ratio_denominator
+                 WHEN 'delisting' THEN 'compensation ' || coalesce(amount, '0')
+                 ELSE 'quantity ' || quantity || ', cost ' || coalesce(amount, '0') END AS detail,
+               ticker, reference, reason, recorded_at_ms FROM position_adjustments
+             WHERE (@chain_id IS NULL OR chain_id = @chain_id)
+               AND (@since_ms IS NULL OR recorded_at_ms >= @since_ms) AND (@until_ms IS NULL OR recorded_at_ms < @until_ms)
+             UNION ALL
+             SELECT seq, chain_id, token_address, 'ticker change', from_ticker || ' → ' || to_ticker, to_ticker,
+               reference, reason, recorded_at_ms FROM position_renames
+             WHERE (@chain_id IS NULL OR chain_id = @chain_id)
+               AND (@since_ms IS NULL OR recorded_at_ms >= @since_ms) AND (@until_ms IS NULL OR recorded_at_ms < @until_ms)
+             ORDER BY seq`,
+          )
+          .all({
+            chain_id: filter.chainId ?? null,
+            since_ms: filter.sinceMs ?? null,
+            until_ms: filter.untilMs ?? null,
+          })
+          .filter((row) => inScope === undefined || inScope(row.chain_id, row.token_address))
+  const actionCounts = new Map<string, number>()
+  for (const action of actions) actionCounts.set(action.kind, (actionCounts.get(action.kind) ?? 0) + 1)
+  const tickerOf = database.prepare<[number, string], { ticker: string }>(
+    'SELECT ticker FROM positions WHERE chain_id = ? AND token_address = ?',
+  )
+  const incomeRows: Record<string, ReportValue>[] = income.map((row) => ({
+    time: new Date(row.recorded_at_ms).toISOString(),
+    chain_id: row.chain_id,
+    ticker: row.ticker,
+    kind: row.kind,
+    quantity: row.quantity,
+    amount: formatAmount(BigInt(row.amount), row.asset_decimals),
+    asset_token: row.asset_token,
+    currency: row.original_currency,
+    gross: row.original_gross,
+    tax: row.original_tax,
+    fee: row.original_fee,
+    net: row.original_net,
+    tax_rate: row.tax_rate,
+    reference: row.reference,
+    tx_hash: row.tx_hash,
+  }))
+  return {
+    name: 'income',
+    generatedAt: new Date(context.now()).toISOString(),
+    filter,
+    tables: [
+      {
+        key: 'income',
+        title: 'Income (dividends)',
+        columns: [
+          { key: 'time', title: 'Recorded', kind: 'time' },
+          { key: 'chain_id', title: 'Chain', kind: 'integer' },
+          { key: 'ticker', title: 'Ticker', kind: 'text' },
+          { key: 'kind', title: 'Kind', kind: 'text' },
+          { key: 'quantity', title: 'Shares held', kind: 'decimal' },
+          { key: 'amount', title: 'Amount (asset)', kind: 'decimal' },
+          { key: 'asset_token', title: 'Asset', kind: 'text' },
+          { key: 'currency', title: 'Currency', kind: 'text' },
+          { key: 'gross', title: 'Gross (currency)', kind: 'decimal' },
+          { key: 'tax', title: 'Tax (currency)', kind: 'decimal' },
+          { key: 'fee', title: 'Fee (currency)', kind: 'decimal' },
+          { key: 'net', title: 'Net (currency)', kind: 'decimal' },
+          { key: 'tax_rate', title: 'Tax rate %', kind: 'integer' },
+          { key: 'reference', title: 'Reference', kind: 'text' },
+          { key: 'tx_hash', title: 'Transaction', kind: 'text' },
+        ],
+        rows: incomeRows,
+      },
+      {
+        key: 'income_by_day',
+        title: 'Income per day (UTC) and asset',
+        columns: [
+          { key: 'day', title: 'Day', kind: 'text' },
+          { key: 'chain_id', title: 'Chain', kind: 'integer' },
+          { key: 'asset_token', title: 'Asset', kind: 'text' },
+          { key: 'count', title: 'Payments', kind: 'integer' },
+          { key: 'total', title: 'Total (asset)', kind: 'decimal' },
+        ],
+        rows: [...byDay.values()].map((group) => ({
+          day: group.day,
+          chain_id: group.chainId,
+          asset_token: group.asset,
+          count: group.count,
+          total: formatAmount(group.total, group.decimals),
+        })),
+      },
+      {
+        key: 'corporate_actions',
+        title: 'Corporate actions applied',
+        columns: [
+          { key: 'time', title: 'Recorded', kind: 'time' },
+          { key: 'chain_id', title: 'Chain', kind: 'integer' },
+          { key: 'ticker', title: 'Ticker', kind: 'text' },
+          { key: 'token_address', title: 'Token', kind: 'text' },
+          { key: 'kind', title: 'Kind', kind: 'text' },
+          { key: 'detail', title: 'Detail', kind: 'text' },
+          { key: 'reason', title: 'Reason', kind: 'text' },
+          { key: 'reference', title: 'Reference', kind: 'text' },
+        ],
+        rows: actions.map((action) => ({
+          time: new Date(action.recorded_at_ms).toISOString(),
+          chain_id: action.chain_id,
+          ticker: action.ticker ?? tickerOf.get(action.chain_id, action.token_address)?.ticker ?? null,
+          token_address: action.token_address,
+          kind: action.kind,
+          detail: action.detail,
+          reason: action.reason,
+          reference: action.reference,
+        })),
+      },
+      {
+        key: 'corporate_action_counts',
+        title: 'Corporate actions per kind',
+        columns: [
+          { key: 'kind', title: 'Kind', kind: 'text' },
+          { key: 'count', title: 'Applied', kind: 'integer' },
+        ],
+        rows: [...actionCounts].map(([kind, count]) => ({ kind, count })),
+      },
+    ],
+    notes: [
+      "Income is what the chain paid (column Amount, in the asset); gross, tax, fee and net are the service's figures in the stock's own currency. Income is not part of cost basis or realized PnL (average cost); reports add it beside them.",
+      'Filters: chain, ticker (a renamed token matches its former tickers) and time (the time the ledger recorded the income or the action; since inclusive, until exclusive). Income and corporate actions belong to no strategy: a strategy filter leaves these tables empty.',
+      'Corporate action detail: split ratio numerator/denominator as applied (the balance is multiplied by it), delisting compensation and transfer cost in asset base units.',
+    ],
+  }
+}

@@ -1,0 +1,51 @@
+import type Database from 'better-sqlite3'
+import type { ReportFilter } from '../types.js'
+import { tokenScope } from './tokenScope.js'
+
+/** An `income` row as the reports read it. */
+export type IncomeReportRow = {
+  id: number
+  chain_id: number
+  token_address: string
+  ticker: string
+  kind: string
+  quantity: string | null
+  amount: string
+  asset_token: string
+  asset_decimals: number
+  original_currency: string | null
+  original_gross: string | null
+  original_tax: string | null
+  original_fee: string | null
+  original_net: string | null
+  tax_rate: number | null
+  tx_hash: string | null
+  reference: string
+  reason: string
+  recorded_at_ms: number
+}
+
+/**
+ * The income rows (dividends) a filter selects: chain, ticker (current or former, of the token),
+ * recording time (since inclusive, until exclusive), oldest first. Income belongs to no strategy:
+ * with a strategy filter there is none.
+ *
+ * @example
+ * selectIncome(ledger.database, { chainId: 31337 }).map((row) => row.amount)
+ */
+export function selectIncome(database: Database.Database, filter: ReportFilter): IncomeReportRow[] {
+  if (filter.strategy !== undefined) return []
+  const inScope = tokenScope(database, filter)
+  return database
+    .prepare<Record<string, number | null>, IncomeReportRow>(
+      `SELECT * FROM income WHERE (@chain_id IS NULL OR chain_id = @chain_id)
+         AND (@since_ms IS NULL OR recorded_at_ms >= @since_ms) AND (@until_ms IS NULL OR recorded_at_ms < @until_ms)
+       ORDER BY recorded_at_ms, id`,
+    )
+    .all({
+      chain_id: filter.chainId ?? null,
+      since_ms: filter.sinceMs ?? null,
+      until_ms: filter.untilMs ?? null,
+    })
+    .filter((row) => inScope === undefined || inScope(row.chain_id, row.token_address))
+}

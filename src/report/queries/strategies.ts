@@ -1,0 +1,115 @@
+import { formatAmount } from '../formatAmount.js'
+import type { Report, ReportContext, ReportFilter, ReportValue } from '../types.js'
+import { executionFilterSql } from './executionFilterSql.js'
+import { corporateActionStrategy, noStrategy, realizedBreakdown } from './realizedBreakdown.js'
+
+type OutcomeRow = { strategy: string | null; chain_id: number; state: string; count: number }
+
+/** Execution outcomes: terminal states, and everything still moving as 'in flight'. */
+const outcomeOf = (state: string) =>
+  state === 'confirmed' || state === 'failed' || state === 'expired' || state === 'rejected'
+    ? state
+    : 'in_flight'
+
+/**
+ * The `strategies` report: per strategy (of the execution; "(none)" for executions without one)
+ * and chain: executions by outcome (confirmed, failed, expired, rejected, in flight), fills, notional
+ * bought and sold, realized PnL by average cost and fees. Filters: chain, ticker, strategy, time
+ * (executions by creation time, fills by block time).
+ *
+ * @example
+ * const report = strategiesReport({ ledger, now: Date.now }, {})
+ * report.tables[0].rows // [{ strategy: 'dca', chain_id: 31337, confirmed: 3, … }]
+ */
+export function strategiesReport(context: ReportContext, filter: ReportFilter): Report {
+  const database = context.ledger.database
+  const { where, params } = executionFilterSql(filter, 'e')
+  const outcomes = database
+    .prepare<Record<string, string | number | null>, OutcomeRow>(
+      `SELECT e.strategy, e.chain_id, e.state, count(*) AS count FROM executions e WHERE ${where}
+       GROUP BY e.strategy, e.chain_id, e.state`,
+    )
+    .all(params)
+  type Row = Record<string, ReportValue> & { strategy: string; chain_id: number }
+  const rows = new Map<string, Row>()
+  const rowOf = (strategy: string, chainId: number) => {
+    const key = `${strategy}|${chainId}`
+    let row = rows.get(key)
+    if (!row) {
+      row = {
+        strategy,
+        chain_id: chainId,
+        executions: 0,
+        confirmed: 0,
+        failed: 0,
+        expired: 0,
+        rejected: 0,
+        in_flight: 0,
+        fills: 0,
+        asset_token: null,
+        bought: '0',
+        sold: '0',
+        realized_pnl: '0',
+        fees: '0',
+      }
+      rows.set(key, row)
+    }
+    return row
+  }
+  for (const outcome of outcomes) {
+    const row = rowOf(outcome.strategy ?? noStrategy, outcome.chain_id)
+    const column = outcomeOf(outcome.state)
+    row[column] = (row[column] as number) + outcome.count
+    row.executions = (row.executions as number) + outcome.count
+  }
+  const breakdown = realizedBreakdown(database, filter)
+  for (const [key, sums] of breakdown.byStrategy) {
+    const strategy = key.slice(0, key.lastIndexOf('|'))
+    if (strategy === corporateActionStrategy) continue
+    const row = rowOf(strategy, sums.chainId)
+    const asset = (value: bigint) => formatAmount(value, sums.assetDecimals)
+    Object.assign(row, {
+      fills: sums.buys + sums.sells,
+      asset_token: sums.assetToken,
+      bought: asset(sums.bought),
+      sold: asset(sums.sold),
+      realized_pnl: asset(sums.realized),
+      fees: asset(sums.fees),
+    })
+  }
+  return {
+    name: 'strategies',
+    generatedAt: new Date(context.now()).toISOString(),
+    filter,
+    tables: [
+      {
+        key: 'strategies',
+        title: 'Strategies',
+        columns: [
+          { key: 'strategy', title: 'Strategy', kind: 'text' },
+          { key: 'chain_id', title: 'Chain', kind: 'integer' },
+          { key: 'executions', title: 'Executions', kind: 'integer' },
+          { key: 'confirmed', title: 'Confirmed', kind: 'integer' },
+          { key: 'failed', title: 'Failed', kind: 'integer' },
+          { key: 'expired', title: 'Expired', kind: 'integer' },
+          { key: 'rejected', title: 'Rejected', kind: 'integer' },
+          { key: 'in_flight', title: 'In flight', kind: 'integer' },
+          { key: 'fills', title: 'Fills', kind: 'integer' },
+          { key: 'asset_token', title: 'Asset', kind: 'text' },
+          { key: 'bought', title: 'Bought (asset)', kind: 'decimal' },
+          { key: 'sold', title: 'Sold (asset)', kind: 'decimal' },
+          { key: 'realized_pnl', title: 'Realized PnL', kind: 'decimal' },
+          { key: 'fees', title: 'Fees', kind: 'decimal' },
+        ],
+        rows: [...rows.values()].sort((a, b) =>
+          a.strategy === b.strategy ? a.chain_id - b.chain_id : a.strategy < b.strategy ? -1 : 1,
+        ),
+      },
+    ],
+    notes: [
+      "Realized PnL by average cost (src/store/positionAccounting.ts), attributed to the strategy of the fill that realized it: a sell realizes against the whole position's average cost, whichever strategy bought. Corporate actions (splits, delistings) belong to no strategy: see the pnl report.",
+      'Bought: asset paid by buys, fee included; sold: asset received by sells, net of fee. Fees are inside both, shown apart.',
+      'Filters: chain, ticker, strategy; since/until select executions by creation time and fills by block time. "(none)": executions made without a strategy (API, CLI, library).',
+    ],
+  }
+}

@@ -1,0 +1,80 @@
+import type { FxRates } from '../domain/quotePrice.js'
+import type { Ledger } from '../store/openLedger.js'
+
+// The shape every report has, so that one set of renderers (terminal table, JSON, CSV, HTML) and
+// one CLI command serve them all. A report reads the ledger and never writes it.
+
+/** The reports `stockroute report <name>` makes. */
+export const reportNames = [
+  'summary',
+  'positions',
+  'pnl',
+  'executions',
+  'fills',
+  'income',
+  'latency',
+  'strategies',
+] as const
+export type ReportName = (typeof reportNames)[number]
+
+/** Narrows every report; each field is optional. Times are Unix ms, `until` exclusive. */
+export type ReportFilter = {
+  chainId?: number | undefined
+  ticker?: string | undefined
+  strategy?: string | undefined
+  sinceMs?: number | undefined
+  untilMs?: number | undefined
+}
+
+/**
+ * How a column's values read. Amounts are decimal strings already in the asset's or token's own
+ * units (never base units), so JSON and CSV carry what a person reads and a bigint never becomes
+ * a float; `unit` names the unit ('USDC', 'shares', 'HKD').
+ */
+export type ReportColumn = {
+  key: string
+  title: string
+  kind: 'text' | 'integer' | 'decimal' | 'percent' | 'time' | 'ms'
+  /** For decimal columns: the unit of every value, when the whole column shares one. */
+  unit?: string | undefined
+}
+
+export type ReportValue = string | number | null
+
+/** One table of a report: a summary has several, most reports one. */
+export type ReportTable = {
+  /** Stable key (`positions`, `pnl_by_day`), used as the CSV file suffix and the JSON field. */
+  key: string
+  title: string
+  columns: readonly ReportColumn[]
+  rows: readonly Readonly<Record<string, ReportValue>>[]
+}
+
+/** A report as every renderer takes it. */
+export type Report = {
+  name: ReportName
+  /** ISO 8601. */
+  generatedAt: string
+  filter: ReportFilter
+  tables: readonly ReportTable[]
+  /** Method and caveats a reader must know (average cost, unrealized at the last fill when offline…). */
+  notes: readonly string[]
+}
+
+/** Latest market prices for unrealized PnL, when the caller could fetch them; absent offline. */
+export type MarketPriceBook = ReadonlyMap<
+  string /* `${exchange}:${ticker}` */,
+  { price: string /* market currency, decimal */; currency: string; atMs: number }
+>
+
+/** What a report reads: the ledger (opened read-only by the CLI), and optional live prices. */
+export type ReportContext = {
+  ledger: Pick<Ledger, 'database'>
+  now: () => number
+  marketPrices?: MarketPriceBook | undefined
+  /**
+   * Asset units per unit of each market's currency, as the engine compared quotes with the market
+   * (the config's `execution.fxRates`); absent: the engine's defaults. Used by the fills report.
+   */
+  fxRates?: FxRates | undefined
+}

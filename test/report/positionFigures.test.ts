@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest'
+import { pnlReport } from '../../src/report/queries/pnl.js'
+import { positionsReport } from '../../src/report/queries/positions.js'
+import type { MarketPriceBook } from '../../src/report/types.js'
+import { day, type FillRow, fx8, sums, table, usd6, usd18, useFiguresLedger } from './figuresLedger.js'
+
+// The positions and pnl reports' figures against the ledger of figuresLedger.ts (built on this
+// file's own sandbox), worked out here by hand, step by step, from the fills' own amounts.
+const figures = useFiguresLedger({ chainIds: [44_137, 44_138] })
+
+describe('report figures: positions and pnl', () => {
+  it('positions, worked out by hand from the fills', () => {
+    const context = figures.context()
+    const hand = figures.handFigures()
+    const { nvdaQty, nvdaCost, realized, nvdaAvg, nvdaPrice, nvdaUnrealized } = hand
+    const { hkQty, hkCost, hkAvg, hkFillPrice, hkFx, toHkd, assetA, assetB, A, B } = hand
+
+    const nvdaRow = {
+      chain_id: A,
+      ticker: 'NVDX',
+      exchange: 'USEX',
+      token_kind: 'stock',
+      token_address: figures.nvda(),
+      balance: String(nvdaQty),
+      asset_token: assetA,
+      avg_price: usd6(nvdaAvg),
+      cost_basis: usd6(nvdaCost),
+      realized_pnl: usd6(realized),
+      price: usd6(nvdaPrice),
+      price_source: 'last fill',
+      market_value: usd6(nvdaQty * nvdaPrice),
+      unrealized_pnl: usd6(nvdaUnrealized),
+      currency: 'USD',
+      avg_price_ccy: usd6(nvdaAvg),
+      price_ccy: usd6(nvdaPrice),
+      unrealized_pnl_ccy: usd6(nvdaUnrealized),
+    }
+    const hkRow = (price: bigint, source: string, priceHkd: bigint) => ({
+      chain_id: B,
+      ticker: '9988',
+      exchange: 'HKEX',
+      token_kind: 'stock',
+      token_address: figures.hk(),
+      balance: String(hkQty),
+      asset_token: assetB,
+      avg_price: usd18(hkAvg),
+      cost_basis: usd18(hkCost),
+      realized_pnl: '0',
+      price: usd18(price),
+      price_source: source,
+      market_value: usd18(hkQty * price),
+      unrealized_pnl: usd18(hkQty * price - hkCost),
+      currency: 'HKD',
+      avg_price_ccy: fx8(toHkd(hkAvg)),
+      price_ccy: fx8(priceHkd),
+      unrealized_pnl_ccy: fx8(toHkd(hkQty * price - hkCost)),
+    })
+    // positions: offline (last fill), then with a market price of 80 HKD for 9988.
+    expect(table(positionsReport(context, {}), 'positions')).toEqual([
+      nvdaRow,
+      hkRow(hkFillPrice, 'last fill', toHkd(hkFillPrice)),
+    ])
+    const book: MarketPriceBook = new Map([['1:9988', { price: '80', currency: 'HKD', atMs: figures.now }]])
+    const hkMarket = (80n * 10n ** 8n * hkFx * 10n ** 18n) / 10n ** 16n // floor, as marketPriceInAsset 'down'
+    expect(table(positionsReport({ ...context, marketPrices: book }, {}), 'positions')).toEqual([
+      nvdaRow,
+      hkRow(hkMarket, 'market', 80n * 10n ** 8n),
+    ])
+    // The former ticker finds the renamed position.
+    expect(table(positionsReport(context, { ticker: 'NVDA' }), 'positions')).toEqual([nvdaRow])
+  })
+
+  it('pnl per asset, day, strategy and token, worked out by hand from the fills', () => {
+    const context = figures.context()
+    const fills = figures.fills()
+    const dividend = figures.dividend()
+    const hand = figures.handFigures()
+    const { b1, b2, s1, big, realized, nvdaUnrealized, hkQty, hkCost, hkFillPrice } = hand
+    const { fee1, fee2, fee3, assetA, assetB, A, B, chainASums, chainBSums } = hand
+
+    // pnl per asset.
+    const pnl = pnlReport(context, {})
+    expect(table(pnl, 'pnl')).toEqual([
+      { ...chainASums, income: usd6(dividend), unrealized_pnl: usd6(nvdaUnrealized) },
+      { ...chainBSums, income: '0', unrealized_pnl: usd18(hkQty * hkFillPrice - hkCost) },
+    ])
+    expect(pnl.notes.join(' ')).toContain('average cost')
+
+    // pnl per day: fills on their block's UTC day, corporate actions and income on their recording day.
+    const { actionDays, incomeDay } = figures.recordedDays()
+    const fillDay = (fill: FillRow) => day(fill.block_time * 1000)
+    const allSameDay = new Set([...actionDays, incomeDay, ...fills.map(fillDay)]).size === 1
+    if (allSameDay) {
+      expect(table(pnl, 'pnl_by_day')).toEqual([
+        { day: incomeDay, ...chainASums, income: usd6(dividend) },
+        { day: incomeDay, ...chainBSums, income: '0' },
+      ])
+    } else {
+      // Midnight passed during the test: the days still sum to the totals.
+      const rows = table(pnl, 'pnl_by_day')
+      expect(rows.reduce((n, row) => n + (row.buys as number) + (row.sells as number), 0)).toBe(4)
+    }
+
+    // pnl per strategy.
+    expect(table(pnl, 'pnl_by_strategy')).toEqual([
+      { strategy: '(corporate action)', ...sums({ corporate_actions: 2 }, A, assetA) },
+      { strategy: '(none)', ...chainBSums },
+      {
+        strategy: 'alpha',
+        ...sums(
+          {
+            realized_pnl: usd6(realized),
+            fees: usd6(fee1 + fee3),
+            bought: usd6(big(b1.amount_in)),
+            sold: usd6(big(s1.amount_out)),
+            buys: 1,
+            sells: 1,
+          },
+          A,
+          assetA,
+        ),
+      },
+      {
+        strategy: 'beta',
+        ...sums({ fees: usd6(fee2), bought: usd6(big(b2.amount_in)), buys: 1 }, A, assetA),
+      },
+    ])
+    const tokenRows = table(pnl, 'pnl_by_token')
+    expect(tokenRows.map((row) => [row.chain_id, row.ticker, row.realized_pnl])).toEqual([
+      [A, 'NVDX', usd6(realized)],
+      [B, '9988', '0'],
+    ])
+    expect(realized).not.toBe(0n)
+    expect(allSameDay || actionDays.length === 2).toBe(true)
+    // A strategy filter keeps its own fills only, and no income.
+    expect(table(pnlReport(context, { strategy: 'beta' }), 'pnl')).toEqual([
+      {
+        ...sums({ fees: usd6(fee2), bought: usd6(big(b2.amount_in)), buys: 1 }, A, assetA),
+        income: '0',
+        unrealized_pnl: usd6(nvdaUnrealized),
+      },
+      { ...sums({}, B, assetB), income: '0', unrealized_pnl: usd18(hkQty * hkFillPrice - hkCost) },
+    ])
+  })
+})
