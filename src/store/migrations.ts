@@ -1,5 +1,6 @@
 import { eventsStrategiesNotifications } from './migration4.js'
 import { executionMarketPrice } from './migration5.js'
+import { reportIndices } from './migration6.js'
 
 /**
  * One schema change of the ledger. Migrations are numbered from 1 without gaps, each applied in its
@@ -380,6 +381,7 @@ CREATE TABLE ledger_owner (
   },
   eventsStrategiesNotifications,
   executionMarketPrice,
+  reportIndices,
 ]
 
 /** The schema version this build writes: the last migration's number. */
