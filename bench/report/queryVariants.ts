@@ -5,7 +5,9 @@
 // statement's rows fetched into JS), median of N runs.
 //
 // Run: npx tsx bench/report/queryVariants.ts [--runs 3] [--fills 1000000] [--json] [--all]
+
 import Database from 'better-sqlite3'
+import { latencySql } from '../../src/report/queries/latency.js'
 import { benchLedgerPath, readCachedMeta } from './ledgerCache.js'
 import { proposedIndexes } from './proposedIndexes.js'
 
@@ -46,34 +48,6 @@ const fillsSql = (where: string) =>
 const fillsOrNull = `(@chain_id IS NULL OR f.chain_id = @chain_id) AND (@ticker IS NULL OR f.ticker = @ticker)
   AND (@strategy IS NULL OR e.strategy = @strategy) AND (@since_ms IS NULL OR f.block_time * 1000 >= @since_ms)
   AND (@until_ms IS NULL OR f.block_time * 1000 < @until_ms)`
-const latencySql = (where: string) => `WITH marks AS (
-   SELECT e.id, e.chain_id, e.created_at_ms AS created,
-     (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'quoted') AS first_quoted,
-     (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'submitted') AS submitted,
-     (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'confirmed') AS confirmed
-   FROM executions e WHERE ${where}
- ),
- durations AS (
-   SELECT chain_id, 1 AS stage_order, first_quoted - created AS ms FROM marks WHERE first_quoted IS NOT NULL
-   UNION ALL
-   SELECT m.chain_id, 2, m.submitted - (SELECT max(at_ms) FROM execution_events
-       WHERE execution_id = m.id AND to_state = 'quoted' AND at_ms <= m.submitted)
-     FROM marks m WHERE m.submitted IS NOT NULL AND m.first_quoted IS NOT NULL
-   UNION ALL
-   SELECT chain_id, 3, confirmed - submitted FROM marks WHERE submitted IS NOT NULL AND confirmed IS NOT NULL
- ),
- ranked AS (
-   SELECT chain_id, stage_order, ms,
-     row_number() OVER (PARTITION BY chain_id, stage_order ORDER BY ms) AS rank,
-     count(*) OVER (PARTITION BY chain_id, stage_order) AS n
-   FROM durations WHERE ms IS NOT NULL
- )
- SELECT chain_id, stage_order AS stage, count(*) AS samples,
-   min(CASE WHEN rank * 100 >= 50 * n THEN ms END) AS p50,
-   min(CASE WHEN rank * 100 >= 90 * n THEN ms END) AS p90,
-   min(CASE WHEN rank * 100 >= 99 * n THEN ms END) AS p99,
-   max(ms) AS max, CAST(round(avg(ms)) AS INTEGER) AS mean
- FROM ranked GROUP BY chain_id, stage_order ORDER BY chain_id, stage_order`
 const lastFillSql = `SELECT seq, is_buy, amount_in, amount_out FROM fills
   WHERE chain_id = ? AND stock_token = ? AND reversed_at_ms IS NULL ORDER BY seq DESC LIMIT 1`
 const foldSql = (where: string) =>

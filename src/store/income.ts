@@ -107,7 +107,8 @@ export type IncomeFilter = {
   sinceMs?: number | undefined
 }
 
-type IncomeRow = {
+/** An `income` row as SQLite returns it (reports read the table with it). */
+export type IncomeRow = {
   id: number
   chain_id: number
   token_address: string

@@ -37,36 +37,7 @@ export function latencyReport(context: ReportContext, filter: ReportFilter): Rep
   // Nearest rank: the p-th percentile of n sorted values is the value of rank ceil(p·n/100), i.e.
   // the smallest value whose rank r has r·100 >= p·n.
   const rows = context.ledger.database
-    .prepare<Record<string, string | number | null>, LatencyRow>(
-      `WITH marks AS (
-         SELECT e.id, e.chain_id, e.created_at_ms AS created,
-           (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'quoted') AS first_quoted,
-           (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'submitted') AS submitted,
-           (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'confirmed') AS confirmed
-         FROM executions e WHERE ${where}
-       ),
-       durations AS (
-         SELECT chain_id, 1 AS stage_order, first_quoted - created AS ms FROM marks WHERE first_quoted IS NOT NULL
-         UNION ALL
-         SELECT m.chain_id, 2, m.submitted - (SELECT max(at_ms) FROM execution_events
-             WHERE execution_id = m.id AND to_state = 'quoted' AND at_ms <= m.submitted)
-           FROM marks m WHERE m.submitted IS NOT NULL AND m.first_quoted IS NOT NULL
-         UNION ALL
-         SELECT chain_id, 3, confirmed - submitted FROM marks WHERE submitted IS NOT NULL AND confirmed IS NOT NULL
-       ),
-       ranked AS (
-         SELECT chain_id, stage_order, ms,
-           row_number() OVER (PARTITION BY chain_id, stage_order ORDER BY ms) AS rank,
-           count(*) OVER (PARTITION BY chain_id, stage_order) AS n
-         FROM durations WHERE ms IS NOT NULL
-       )
-       SELECT chain_id, stage_order AS stage, count(*) AS samples,
-         min(CASE WHEN rank * 100 >= 50 * n THEN ms END) AS p50,
-         min(CASE WHEN rank * 100 >= 90 * n THEN ms END) AS p90,
-         min(CASE WHEN rank * 100 >= 99 * n THEN ms END) AS p99,
-         max(ms) AS max, CAST(round(avg(ms)) AS INTEGER) AS mean
-       FROM ranked GROUP BY chain_id, stage_order ORDER BY chain_id, stage_order`,
-    )
+    .prepare<Record<string, string | number | null>, LatencyRow>(latencySql(where))
     .all(params)
   return {
     name: 'latency',
@@ -107,3 +78,37 @@ export function latencyReport(context: ReportContext, filter: ReportFilter): Rep
     ],
   }
 }
+
+/**
+ * The latency statement over the executions `where` selects (alias `e`): per chain and stage,
+ * samples, nearest-rank p50/p90/p99, max and mean. Exported for bench:report's query variants.
+ */
+export const latencySql = (where: string): string =>
+  `WITH marks AS (
+     SELECT e.id, e.chain_id, e.created_at_ms AS created,
+       (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'quoted') AS first_quoted,
+       (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'submitted') AS submitted,
+       (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'confirmed') AS confirmed
+     FROM executions e WHERE ${where}
+   ),
+   durations AS (
+     SELECT chain_id, 1 AS stage_order, first_quoted - created AS ms FROM marks WHERE first_quoted IS NOT NULL
+     UNION ALL
+     SELECT m.chain_id, 2, m.submitted - (SELECT max(at_ms) FROM execution_events
+         WHERE execution_id = m.id AND to_state = 'quoted' AND at_ms <= m.submitted)
+       FROM marks m WHERE m.submitted IS NOT NULL AND m.first_quoted IS NOT NULL
+     UNION ALL
+     SELECT chain_id, 3, confirmed - submitted FROM marks WHERE submitted IS NOT NULL AND confirmed IS NOT NULL
+   ),
+   ranked AS (
+     SELECT chain_id, stage_order, ms,
+       row_number() OVER (PARTITION BY chain_id, stage_order ORDER BY ms) AS rank,
+       count(*) OVER (PARTITION BY chain_id, stage_order) AS n
+     FROM durations WHERE ms IS NOT NULL
+   )
+   SELECT chain_id, stage_order AS stage, count(*) AS samples,
+     min(CASE WHEN rank * 100 >= 50 * n THEN ms END) AS p50,
+     min(CASE WHEN rank * 100 >= 90 * n THEN ms END) AS p90,
+     min(CASE WHEN rank * 100 >= 99 * n THEN ms END) AS p99,
+     max(ms) AS max, CAST(round(avg(ms)) AS INTEGER) AS mean
+   FROM ranked GROUP BY chain_id, stage_order ORDER BY chain_id, stage_order`

@@ -1,29 +1,10 @@
 import type Database from 'better-sqlite3'
+import type { IncomeRow } from '../../store/income.js'
 import type { ReportFilter } from '../types.js'
 import { tokenScope } from './tokenScope.js'
 
-/** An `income` row as the reports read it. */
-export type IncomeReportRow = {
-  id: number
-  chain_id: number
-  token_address: string
-  ticker: string
-  kind: string
-  quantity: string | null
-  amount: string
-  asset_token: string
-  asset_decimals: number
-  original_currency: string | null
-  original_gross: string | null
-  original_tax: string | null
-  original_fee: string | null
-  original_net: string | null
-  tax_rate: number | null
-  tx_hash: string | null
-  reference: string
-  reason: string
-  recorded_at_ms: number
-}
+/** An `income` row as the reports read it (`SELECT *`). */
+export type IncomeReportRow = IncomeRow
 
 /**
  * The income rows (dividends) a filter selects: chain, ticker (current or former, of the token),
