@@ -133,6 +133,15 @@ describe('stuck and dropped transactions (automine off)', () => {
         .listUnresolvedTransactions(chain.chainId, account.address)
         .find((tx) => tx.kind === 'execute' && tx.replacesId !== null),
     )
+    // The replacement is in the ledger before it is sent: mine only once the node holds it, or the
+    // block takes the original (seen on a loaded CI machine).
+    const { publicClient } = chainClients()
+    await until('the re-priced execute in the pool', () =>
+      getTransaction(publicClient, { hash: speedUp.hash }).then(
+        (tx) => tx ?? undefined,
+        () => undefined,
+      ),
+    )
     await chainClients().testClient.mine({ blocks: 1 })
     const outcome = await done
     expect(outcome.execution.state).toBe('confirmed')
