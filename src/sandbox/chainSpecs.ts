@@ -19,7 +19,7 @@ export type SandboxChainSpec = {
 
 /**
  * The embedded default: two chains that between them exercise both execution paths (router and
- * settlement) and both asset precisions (6 and 18 decimals), as DESIGN.md requires.
+ * settlement) and both asset precisions (6 and 18 decimals) (docs/sandbox.md, "Decisions").
  */
 export const defaultChainSpecs: readonly SandboxChainSpec[] = [
   {

@@ -1,5 +1,5 @@
 // Strategies: pure functions of prices, positions and time that return intents. May import only
-// src/domain (see DESIGN.md, "Modules").
+// src/domain (see docs/architecture.md).
 
 export {
   type LimitStrategyConfig,

@@ -43,7 +43,7 @@ export type ApiCallOptions = {
 
 export type ApiReply<Body = unknown> = { status: number; headers: Headers; body: Body }
 
-/** One HTTP call to the sandbox, signed as DESIGN.md describes when a credential is given. */
+/** One HTTP call to the sandbox, signed as docs/sandbox.md describes when a credential is given. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read reply bodies freely
 export async function apiCall<Body = any>(
   service: Pick<SandboxService, 'url'>,

@@ -9,6 +9,8 @@ export type SandboxRequest = {
   path: string
   /** Query pairs in arrival order (repeated keys kept, for signature checks). */
   queryPairs: [string, string][]
+  /** The query exactly as received (the text after `?`): what an API-key signature covers. */
+  rawQuery: string
   headers: IncomingHttpHeaders
   body: string
   /** Path parameters of the matched route. */

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { rawQueryOf } from '../../domain/apiKeySignature.js'
 import { verifyApiKeyRequest } from './auth/apiKeys.js'
 import { verifyJwt } from './auth/jwt.js'
 import type { SandboxContext } from './context.js'
@@ -71,6 +72,7 @@ export async function listenSandboxHttp(parameters: {
       method,
       path: url.pathname,
       queryPairs: [...url.searchParams],
+      rawQuery: rawQueryOf(incoming.url ?? '/'),
       headers: incoming.headers,
       body: await readBody(incoming),
       params: matched.params,

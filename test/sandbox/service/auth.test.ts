@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { signApiKeyRequest } from '../../../src/domain/apiKeySignature.js'
+import { rawQueryOf, signApiKeyRequest } from '../../../src/domain/apiKeySignature.js'
+import {
+  type ApiCredential,
+  type SignedSandboxRequest,
+  verifyApiKeyRequest,
+} from '../../../src/sandbox/service/auth/apiKeys.js'
 import { chainWithRouter } from '../../helpers/localChains.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 
@@ -20,7 +25,7 @@ function quoteQuery() {
 }
 
 describe('API key + signature (institution endpoints)', () => {
-  it('accepts a request signed as DESIGN.md describes', async () => {
+  it('accepts a request signed as docs/sandbox.md describes', async () => {
     const reply = await apiCall(service(), '/api/v1/router/quote', {
       credential: service().credential,
       query: quoteQuery(),
@@ -176,5 +181,94 @@ describe('unknown routes', () => {
   it('answer 404 {code, message, details}; a known path with another method 405', async () => {
     expect((await apiCall(service(), '/api/v1/nope')).body).toMatchObject({ code: 404, message: 'Not found' })
     expect((await apiCall(service(), '/api/v1/chains', { method: 'POST', body: '{}' })).status).toBe(405)
+  })
+})
+
+/** A GET as the sandbox's server hands it to the verifier, from the request target as received. */
+function receivedRequest(target: string, headers: Record<string, string>): SignedSandboxRequest {
+  const url = new URL(target, 'http://sandbox.local')
+  return {
+    method: 'GET',
+    path: url.pathname,
+    queryPairs: [...url.searchParams],
+    rawQuery: rawQueryOf(target),
+    headers,
+    body: '',
+    params: {},
+  }
+}
+
+/** Signs `signedQuery` by the rule (the query exactly as sent, sorted by key) and sends `sentQuery`. */
+function signedHeaders(credential: ApiCredential, path: string, signedQuery: string, timestamp: number) {
+  return {
+    'x-api-key': credential.apiKey,
+    'x-api-timestamp': String(timestamp),
+    'x-api-signature': signApiKeyRequest(credential.apiSecret, {
+      timestamp,
+      method: 'GET',
+      path,
+      query: signedQuery,
+    }),
+  }
+}
+
+describe('the signed query is the query exactly as sent, sorted by key', () => {
+  const credential: ApiCredential = { apiKey: 'sk_test', apiSecret: 'a'.repeat(64), requestsPerSecond: 10 }
+  const credentials = new Map([[credential.apiKey, credential]])
+  const path = '/market/v1/tickers/quotes'
+  const now = 1_700_000_000_000
+
+  it.each([
+    ['a raw comma', 'symbols=AAPL,MSFT&market=usex'],
+    ['a percent-encoded comma', 'symbols=AAPL%2CMSFT&market=usex'],
+    ['a space sent as +', 'market=usex&symbols=AAPL,+MSFT'],
+    ['a repeated key', 'b=2&a=1,2&a=0'],
+  ])('accepts %s signed as sent', (_label, query) => {
+    const request = receivedRequest(`${path}?${query}`, signedHeaders(credential, path, query, now))
+    expect(verifyApiKeyRequest(request, credentials, now, false).credential).toBe(credential)
+  })
+
+  it('refuses a raw comma signed as its re-encoding, and the reverse', () => {
+    const raw = 'symbols=AAPL,MSFT&market=usex'
+    const encoded = 'symbols=AAPL%2CMSFT&market=usex'
+    const rawSignedEncoded = receivedRequest(`${path}?${raw}`, signedHeaders(credential, path, encoded, now))
+    expect(() => verifyApiKeyRequest(rawSignedEncoded, credentials, now, false)).toThrow('Invalid signature')
+    const encodedSignedRaw = receivedRequest(`${path}?${encoded}`, signedHeaders(credential, path, raw, now))
+    expect(() => verifyApiKeyRequest(encodedSignedRaw, credentials, now, false)).toThrow('Invalid signature')
+  })
+
+  it('refuses a query tampered with after signing', () => {
+    const signed = 'symbols=AAPL,MSFT&market=usex'
+    for (const sent of [
+      'symbols=AAPL,TSLA&market=usex',
+      'symbols=AAPL,MSFT&market=usex&page=2',
+      'symbols=AAPL,MSFT',
+      'symbols=AAPL,MSFT&market=usex&',
+    ]) {
+      const request = receivedRequest(`${path}?${sent}`, signedHeaders(credential, path, signed, now))
+      expect(() => verifyApiKeyRequest(request, credentials, now, false)).toThrow('Invalid signature')
+    }
+  })
+
+  it('over HTTP, accepts %2C signed as sent and refuses the query tampered with', async () => {
+    const { credential: live } = service()
+    const query = 'symbols=AAPL%2CMSFT&market=usex'
+    const headers = signedHeaders(live, path, query, Date.now())
+    const accepted = await fetch(`${service().url}${path}?${query}`, { headers })
+    expect(accepted.status).toBe(200)
+    const tampered = await fetch(`${service().url}${path}?symbols=AAPL%2CTSLA&market=usex`, { headers })
+    expect(tampered.status).toBe(401)
+    expect(await tampered.json()).toMatchObject({ code: 401, message: 'Invalid signature' })
+  })
+
+  it('over HTTP, accepts symbols=AAPL,MSFT (raw comma) signed as sent', async () => {
+    const { credential: live } = service()
+    const query = 'symbols=AAPL,MSFT&market=usex'
+    const headers = signedHeaders(live, path, query, Date.now())
+    const accepted = await fetch(`${service().url}${path}?${query}`, { headers })
+    expect(accepted.status).toBe(200)
+    // Signed re-encoded, sent raw: not the query sent.
+    const reencoded = signedHeaders(live, path, 'symbols=AAPL%2CMSFT&market=usex', Date.now())
+    expect((await fetch(`${service().url}${path}?${query}`, { headers: reencoded })).status).toBe(401)
   })
 })

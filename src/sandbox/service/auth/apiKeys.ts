@@ -23,15 +23,24 @@ export function createApiCredential(requestsPerSecond: number): ApiCredential {
   }
 }
 
+/** A sandbox request as the signature check reads it (kept as a name for the verifier's callers). */
+export type SignedSandboxRequest = SandboxRequest
+
+/** The query the signature is checked against: the raw query exactly as received. */
+export function signedQueryOf(request: SignedSandboxRequest): string {
+  return request.rawQuery
+}
+
 export type ApiKeyIdentity = { kind: 'apiKey'; credential: ApiCredential; makerAddress: `0x${string}` | null }
 
 /**
- * Verifies X-API-Key, X-API-Timestamp and X-API-Signature against DESIGN.md's signing scheme.
+ * Verifies X-API-Key, X-API-Timestamp and X-API-Signature against the signing scheme of
+ * docs/sandbox.md: the query is signed exactly as sent, its parameters sorted by key.
  * `requireMaker`: X-Maker-Addr must be present (maker endpoints). When present it is always part
  * of the signed string.
  */
 export function verifyApiKeyRequest(
-  request: SandboxRequest,
+  request: SignedSandboxRequest,
   credentials: ReadonlyMap<string, ApiCredential>,
   nowMs: number,
   requireMaker: boolean,
@@ -65,7 +74,7 @@ export function verifyApiKeyRequest(
     timestamp,
     method: request.method,
     path: request.path,
-    query: request.queryPairs,
+    query: signedQueryOf(request),
     makerAddress: makerHeader,
     body: request.body,
   })
@@ -73,7 +82,8 @@ export function verifyApiKeyRequest(
     throw unauthorized(
       'Invalid signature',
       'X-API-Signature must be hex HMAC-SHA256, with the API secret, of ' +
-        'timestamp\\nMETHOD\\npath?sorted-query\\nmaker-address-lowercase-or-empty\\nsha256(body)-or-empty',
+        'timestamp\\nMETHOD\\npath?sorted-query\\nmaker-address-lowercase-or-empty\\nsha256(body)-or-empty, ' +
+        'where sorted-query is the query exactly as sent (percent-encoding kept), its parameters sorted by key',
     )
   }
   return {

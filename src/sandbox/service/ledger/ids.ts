@@ -20,7 +20,7 @@ export function uuidFromName(name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-/** The fill's unique key, as DESIGN.md requires: (chain, tx hash, log index). */
+/** The fill's unique key (docs/sandbox.md, "Decisions"): (chain, tx hash, log index). */
 export function fillKey(chainId: number, txHash: Hex, logIndex: number): string {
   return `${chainId}:${txHash.toLowerCase()}:${logIndex}`
 }
