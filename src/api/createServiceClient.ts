@@ -4,6 +4,7 @@ import { connectMaker } from './actions/connectMaker.js'
 import { type ApiKeySigner, hmacApiKeySigner } from './auth/apiKeySigner.js'
 import { type ClockSkew, createClockSkew } from './auth/clockSkew.js'
 import { createWalletSession, type WalletSession } from './auth/walletSession.js'
+import { permanentConnectionFailureOf, ServiceUnreachableError } from './connectionFailure.js'
 import {
   LoginError,
   parseErrorBody,
@@ -75,8 +76,9 @@ export type ServiceClient = {
 /**
  * The transport every endpoint action uses: signs (API key) or authenticates (JWT), spaces calls
  * through the key's limiter, retries idempotent reads with full-jitter backoff inside the call's
- * time budget, honours 429 Retry-After, validates the reply and maps every failure to one error
- * class that says what to do.
+ * time budget (timeouts, resets, 5xx; never a refused connection or an unknown host, which fail
+ * at once with {@link ServiceUnreachableError}), honours 429 Retry-After, validates the reply and
+ * maps every failure to one error class that says what to do.
  *
  * @example
  * const client = createServiceClient({ baseUrl, credentials: { apiKey, apiSecret } })
@@ -154,8 +156,10 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
           reloggedIn = true
           continue
         }
+        // Nothing listening, or no such host: another attempt within the budget would fail the same way.
         const retryable =
           idempotent &&
+          !(error instanceof ServiceUnreachableError) &&
           (error instanceof ServiceTransportError ||
             error instanceof ServiceUnavailableError ||
             error instanceof ServiceRateLimitError ||
@@ -231,7 +235,11 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
       })
     } catch (error) {
       if (isTimeout(error) || signal.aborted) throw error
-      throw new ServiceTransportError({ method: request.method, path: request.path }, baseUrl, error)
+      const description = { method: request.method, path: request.path }
+      // Refused or unknown host: thrown as such so that the retry loop gives up at once.
+      const failure = permanentConnectionFailureOf(error)
+      if (failure) throw new ServiceUnreachableError(description, baseUrl, failure, error)
+      throw new ServiceTransportError(description, baseUrl, error)
     }
     const text = await response.text()
     clock.observe(response.headers.get('date'), sentAt, localNow())

@@ -1,4 +1,5 @@
 import { Command } from 'commander'
+import { addCommandExamples, commandsBelow } from './commandExamples.js'
 import { registerChainsCommand } from './commands/chains.js'
 import { registerConfigCommand } from './commands/config.js'
 import { registerDoctorCommand } from './commands/doctor.js'
@@ -15,6 +16,7 @@ import { registerStartCommand } from './commands/start.js'
 import { registerStrategiesCommand } from './commands/strategies.js'
 import { registerSwapCommand } from './commands/swap.js'
 import { registerTokensCommand } from './commands/tokens.js'
+import { reportUnknownOptionsFirst } from './options.js'
 import { packageVersion } from './packageVersion.js'
 
 /** Builds the `stockroute` command line; each command is a thin layer over the library. */
@@ -43,6 +45,14 @@ export function buildProgram(): Command {
   registerStrategiesCommand(program)
   registerEventsCommand(program)
   registerReportCommand(program)
+  for (const command of [program, ...commandsBelow(program)]) {
+    // A mistyped flag gets "(Did you mean --ticker?)", on subcommands too, even when a required
+    // option is missing as a result (commander would report only the missing one).
+    command.showSuggestionAfterError(true)
+    reportUnknownOptionsFirst(command)
+  }
+  // helpCommand.test.ts requires an example for every command: missing ones are a test failure.
+  addCommandExamples(program)
   return program
 }
 

@@ -1,4 +1,4 @@
-import { type Command, InvalidArgumentError } from 'commander'
+import { type Command, InvalidArgumentError, type Option } from 'commander'
 
 /** Commander parser for a TCP port option. */
 export function parsePort(text: string): number {
@@ -30,4 +30,35 @@ export function withConfig(command: Command): Command {
       'stockroute.json',
     )
     .option('--json', 'print the result as JSON on stdout')
+}
+
+/** The parts of commander's Command this module relies on that its typings leave out. */
+type CommandInternals = {
+  missingMandatoryOptionValue(option: Option): void
+  unknownOption(flag: string): void
+}
+
+/**
+ * Makes `command` report an unknown option (with commander's "Did you mean …?") before a missing
+ * required one. Commander checks required options first, so `quote --tiker AAPL` said only
+ * "required option '--ticker <ticker>' not specified", hiding the typo that caused it.
+ *
+ * @example
+ * reportUnknownOptionsFirst(program.command('quote').requiredOption('--ticker <ticker>'))
+ */
+export function reportUnknownOptionsFirst(command: Command): void {
+  const internals = command as unknown as CommandInternals
+  const reportMissing = internals.missingMandatoryOptionValue.bind(command)
+  const reportUnknown = internals.unknownOption.bind(command)
+  // `--tiker=AAPL`: commander looks for a flag like the whole text, and suggests none.
+  internals.unknownOption = (flag) => reportUnknown(flag.replace(/=.*$/s, ''))
+  internals.missingMandatoryOptionValue = (option) => {
+    // After parsing, `args` holds the operands, then everything from the first unknown option on.
+    const known = (arg: string) => command.options.some((o) => o.long === arg || o.short === arg)
+    const unknown = command.args.find(
+      (arg) => arg.startsWith('-') && arg !== '-' && arg !== '--' && !known(arg),
+    )
+    if (unknown !== undefined) internals.unknownOption(unknown)
+    else reportMissing(option)
+  }
 }

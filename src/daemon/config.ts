@@ -5,6 +5,7 @@ import { getAddress, isAddress } from 'viem'
 import { z } from 'zod'
 import type { EngineSettings } from '../engine/settings.js'
 import { notionalDecimals } from '../store/risk.js'
+import { ConfigError, configFileNotFound } from './configError.js'
 import {
   type DaemonSettings,
   daemonSectionsShape,
@@ -15,6 +16,9 @@ import {
 } from './daemonConfig.js'
 import { ledgerPathOf } from './ledgerPath.js'
 import { checkExtraWalletKeys, extraWalletHints, extraWalletNamesOf, isPrivateKeyText } from './walletKeys.js'
+
+// The error type lives in its own file; re-exported here, where every caller already imports from.
+export { ConfigError, configFileNotFound } from './configError.js'
 
 const address = z
   .string()
@@ -131,84 +135,90 @@ export type ExecutionConfig = z.output<typeof executionConfigSchema>
 /** One extra wallet of a chain: the environment variable holding its private key (never the key itself). */
 const extraWalletSchema = strictSection({ privateKeyEnv: envName })
 
-/** The stockroute.json file: public settings only; secrets are named here and read from the environment. */
-export const configFileSchema = z
-  .object({
-    service: z.object({
-      /** Base URL of the service, e.g. http://127.0.0.1:43121 for the sandbox. */
-      baseUrl: z.url({
-        protocol: /^https?$/,
-        error: 'must be an http(s) URL such as https://api.example.com',
+/** A note for humans anywhere at the top of a file (config/example.service.json has one); ignored. */
+const comment = z.string({ error: 'must be a string: a note for humans, ignored' }).optional()
+
+/**
+ * The stockroute.json file: public settings only; secrets are named here and read from the
+ * environment. Strict at the top and in `service` and `wallet`: a misspelt key is an error listing
+ * the keys there are, never a setting silently left at its default.
+ */
+export const configFileSchema = strictSection({
+  $comment: comment,
+  service: strictSection({
+    /** Base URL of the service, e.g. http://127.0.0.1:43121 for the sandbox. */
+    baseUrl: z.url({
+      protocol: /^https?$/,
+      error: 'must be an http(s) URL such as https://api.example.com',
+    }),
+    apiKeyEnv: envName.default('STOCKROUTE_API_KEY'),
+    apiSecretEnv: envName.default('STOCKROUTE_API_SECRET'),
+  }),
+  wallet: strictSection({ privateKeyEnv: envName.default('STOCKROUTE_PRIVATE_KEY') }).default({
+    privateKeyEnv: 'STOCKROUTE_PRIVATE_KEY',
+  }),
+  chains: z
+    .array(
+      z.object({
+        chainId: z.number().int().positive(),
+        rpcUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) JSON-RPC URL' }),
+        /** The contract quotes are executed through (router, else settlement): pinned, checked by the guard. */
+        executorAddress: address,
+        /** The only key whose quote signatures are accepted on this chain. */
+        operatorAddress: address,
+        /** Broadcast-to-receipt time assumed before any is measured, ms (engine default 4000). */
+        expectedInclusionMs: wholeNumber(1, 600_000, ' (ms)').optional(),
+        /** Blocks on top of a transaction's block before it is final (default 2). */
+        confirmations: wholeNumber(0, 1_000).optional(),
+        /** Highest fee per gas ever offered on this chain, in gwei (default 500); replacements stop there. */
+        maxFeePerGasGwei: z
+          .number({ error: 'must be a number of gwei, such as 200' })
+          .positive('must be more than 0 gwei')
+          .max(1_000_000, 'must be at most 1000000 gwei')
+          .optional(),
+        /** A transaction pending this long after its last broadcast is re-priced or cancelled, ms (default 15000). */
+        stuckAfterMs: wholeNumber(1_000, 3_600_000, ' (ms)').optional(),
+        /**
+         * Wallets that trade on this chain besides the main one (`wallet`), each with nonces of its
+         * own: each names the environment variable holding its private key.
+         */
+        extraWallets: z
+          .array(extraWalletSchema, {
+            error: 'must be a list of wallets such as [{"privateKeyEnv": "STOCKROUTE_WALLET_2_KEY"}]',
+          })
+          .optional(),
       }),
-      apiKeyEnv: envName.default('STOCKROUTE_API_KEY'),
-      apiSecretEnv: envName.default('STOCKROUTE_API_SECRET'),
-    }),
-    wallet: z.object({ privateKeyEnv: envName.default('STOCKROUTE_PRIVATE_KEY') }).default({
-      privateKeyEnv: 'STOCKROUTE_PRIVATE_KEY',
-    }),
-    chains: z
-      .array(
-        z.object({
-          chainId: z.number().int().positive(),
-          rpcUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) JSON-RPC URL' }),
-          /** The contract quotes are executed through (router, else settlement): pinned, checked by the guard. */
-          executorAddress: address,
-          /** The only key whose quote signatures are accepted on this chain. */
-          operatorAddress: address,
-          /** Broadcast-to-receipt time assumed before any is measured, ms (engine default 4000). */
-          expectedInclusionMs: wholeNumber(1, 600_000, ' (ms)').optional(),
-          /** Blocks on top of a transaction's block before it is final (default 2). */
-          confirmations: wholeNumber(0, 1_000).optional(),
-          /** Highest fee per gas ever offered on this chain, in gwei (default 500); replacements stop there. */
-          maxFeePerGasGwei: z
-            .number({ error: 'must be a number of gwei, such as 200' })
-            .positive('must be more than 0 gwei')
-            .max(1_000_000, 'must be at most 1000000 gwei')
-            .optional(),
-          /** A transaction pending this long after its last broadcast is re-priced or cancelled, ms (default 15000). */
-          stuckAfterMs: wholeNumber(1_000, 3_600_000, ' (ms)').optional(),
-          /**
-           * Wallets that trade on this chain besides the main one (`wallet`), each with nonces of its
-           * own: each names the environment variable holding its private key.
-           */
-          extraWallets: z
-            .array(extraWalletSchema, {
-              error: 'must be a list of wallets such as [{"privateKeyEnv": "STOCKROUTE_WALLET_2_KEY"}]',
-            })
-            .optional(),
-        }),
-      )
-      .min(1, 'list at least one chain'),
-    /** Where the SQLite ledger and logs live; relative paths are relative to the config file. */
-    dataDir: z.string().min(1).default('data'),
-    /** How the engine trades (optional): approvals, simulation, quote validity, prices, risk, dry run. */
-    execution: executionConfigSchema.optional(),
-    ...daemonSectionsShape,
-  })
-  .superRefine((file, context) => {
-    // An extra wallet is a wallet the chain does not have yet: not the main one, not listed twice.
-    for (const [chainIndex, chain] of file.chains.entries()) {
-      const seen = new Map<string, number>()
-      for (const [walletIndex, wallet] of (chain.extraWallets ?? []).entries()) {
-        const path = ['chains', chainIndex, 'extraWallets', walletIndex, 'privateKeyEnv']
-        const name = wallet.privateKeyEnv
-        if (name === file.wallet.privateKeyEnv)
-          context.addIssue({
-            code: 'custom',
-            path,
-            message: `${name} is the main wallet (wallet.privateKeyEnv), which trades on every chain already: remove it from extraWallets`,
-          })
-        const first = seen.get(name)
-        if (first !== undefined)
-          context.addIssue({
-            code: 'custom',
-            path,
-            message: `${name} is listed twice on chain ${chain.chainId} (also extraWallets.${first}): list each wallet once`,
-          })
-        else seen.set(name, walletIndex)
-      }
+    )
+    .min(1, 'list at least one chain'),
+  /** Where the SQLite ledger and logs live; relative paths are relative to the config file. */
+  dataDir: z.string().min(1).default('data'),
+  /** How the engine trades (optional): approvals, simulation, quote validity, prices, risk, dry run. */
+  execution: executionConfigSchema.optional(),
+  ...daemonSectionsShape,
+}).superRefine((file, context) => {
+  // An extra wallet is a wallet the chain does not have yet: not the main one, not listed twice.
+  for (const [chainIndex, chain] of file.chains.entries()) {
+    const seen = new Map<string, number>()
+    for (const [walletIndex, wallet] of (chain.extraWallets ?? []).entries()) {
+      const path = ['chains', chainIndex, 'extraWallets', walletIndex, 'privateKeyEnv']
+      const name = wallet.privateKeyEnv
+      if (name === file.wallet.privateKeyEnv)
+        context.addIssue({
+          code: 'custom',
+          path,
+          message: `${name} is the main wallet (wallet.privateKeyEnv), which trades on every chain already: remove it from extraWallets`,
+        })
+      const first = seen.get(name)
+      if (first !== undefined)
+        context.addIssue({
+          code: 'custom',
+          path,
+          message: `${name} is listed twice on chain ${chain.chainId} (also extraWallets.${first}): list each wallet once`,
+        })
+      else seen.set(name, walletIndex)
     }
-  })
+  }
+})
 
 export type ConfigFile = z.output<typeof configFileSchema>
 /** A stockroute.json as written: fields with defaults may be left out. */
@@ -239,17 +249,6 @@ export type StockrouteConfig = StockrouteConfigFile & {
     extraWalletKeys: Readonly<Record<string, `0x${string}`>>
     /** The control API's bearer token, when `api.tokenEnv` names one. */
     apiToken?: string | undefined
-  }
-}
-
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-  readonly code = 'CONFIG_INVALID'
-  constructor(
-    readonly shortMessage: string,
-    readonly metaMessages: string[] = [],
-  ) {
-    super([shortMessage, ...metaMessages].join('\n'))
   }
 }
 
@@ -287,7 +286,8 @@ export function readConfigFile(path: string): StockrouteConfigFile {
 }
 
 /** An embedded configuration (config/default.json): the daemon starts the sandbox and trades on it. */
-export const embeddedConfigFileSchema = z.strictObject({
+export const embeddedConfigFileSchema = strictSection({
+  $comment: comment,
   sandbox: embeddedSandboxSchema,
   dataDir: z.string().min(1).default('data'),
   execution: executionConfigSchema.optional(),
@@ -383,7 +383,7 @@ export function loadConfig(path: string, environment: NodeJS.ProcessEnv = proces
 
 /** The JSON in a configuration file; {@link ConfigError} when it is missing or not JSON. */
 function readJsonFile(configPath: string): unknown {
-  if (!existsSync(configPath)) throw new ConfigError(`config file not found: ${configPath}`)
+  if (!existsSync(configPath)) throw configFileNotFound(configPath)
   try {
     return JSON.parse(readFileSync(configPath, 'utf8'))
   } catch (error) {

@@ -1,9 +1,11 @@
+import { lookup } from 'node:dns/promises'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { type AddressInfo, createServer as createNetServer } from 'node:net'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { getChains } from '../../src/api/actions/getChains.js'
+import { ServiceUnreachableError } from '../../src/api/connectionFailure.js'
 import { createServiceClient, type ServiceRequest } from '../../src/api/createServiceClient.js'
 import { ServiceAuthError, ServiceTimeoutError, ServiceTransportError } from '../../src/api/errors.js'
 import { createRequestLimiter } from '../../src/api/limiter.js'
@@ -120,7 +122,7 @@ describe('clock skew', () => {
 })
 
 describe('retries and time budget', () => {
-  it('retries an idempotent read on connection failure with backoff, then gives up at its budget', async () => {
+  it('a refused connection is not retried: one attempt, an error that says nothing listens there', async () => {
     const server = createServer()
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const { port } = server.address() as AddressInfo
@@ -134,12 +136,64 @@ describe('retries and time budget', () => {
         return fetch(input, init)
       },
     })
-    const started = Date.now()
-    const error = await getChains(client, {}, { budgetMs: 800 }).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(ServiceTimeoutError)
-    expect((error as ServiceTimeoutError).cause).toBeInstanceOf(ServiceTransportError)
-    expect(recorder.attempts).toBeGreaterThan(2)
-    expect(Date.now() - started).toBeLessThan(2_000)
+    const error = await getChains(client, {}, { budgetMs: 5_000 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ServiceUnreachableError)
+    // Still a transport error for code that handles an unreachable service.
+    expect(error).toBeInstanceOf(ServiceTransportError)
+    expect((error as ServiceUnreachableError).code).toBe('SERVICE_UNREACHABLE')
+    expect((error as ServiceUnreachableError).failure).toMatchObject({
+      kind: 'refused',
+      code: 'ECONNREFUSED',
+    })
+    expect((error as Error).message).toBe(
+      `GET /api/v1/chains: nothing listens on http://127.0.0.1:${port} (connection refused); start the service, or fix service.baseUrl`,
+    )
+    expect(recorder.attempts).toBe(1)
+  })
+
+  it('an unknown host is not retried either', async (context) => {
+    // A resolver that cannot be reached answers EAI_AGAIN (transient, retried): this needs ENOTFOUND.
+    const answer = await lookup('stockroute-no-such-host.invalid').then(
+      () => 'found',
+      (error: NodeJS.ErrnoException) => error.code,
+    )
+    if (answer !== 'ENOTFOUND') context.skip()
+    const recorder = { attempts: 0 }
+    const client = createServiceClient({
+      baseUrl: 'http://stockroute-no-such-host.invalid',
+      retryBaseDelayMs: 20,
+      fetch: async (input, init) => {
+        recorder.attempts += 1
+        return fetch(input, init)
+      },
+    })
+    const error = await getChains(client, {}, { budgetMs: 5_000 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ServiceUnreachableError)
+    expect((error as ServiceUnreachableError).failure.kind).toBe('not-found')
+    expect((error as Error).message).toMatch(
+      /the host of http:\/\/stockroute-no-such-host\.invalid .*is not found \(DNS ENOTFOUND\)/,
+    )
+    expect(recorder.attempts).toBe(1)
+  })
+
+  it('a connection reset is transient: retried with backoff, then given up at the budget', async () => {
+    let connections = 0
+    const server = createNetServer((socket) => {
+      connections += 1
+      socket.destroy() // accepts, then hangs up before any reply
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = server.address() as AddressInfo
+      const client = createServiceClient({ baseUrl: `http://127.0.0.1:${port}`, retryBaseDelayMs: 20 })
+      const error = await getChains(client, {}, { budgetMs: 800 }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ServiceTimeoutError)
+      expect((error as ServiceTimeoutError).cause).toBeInstanceOf(ServiceTransportError)
+      expect((error as ServiceTimeoutError).cause).not.toBeInstanceOf(ServiceUnreachableError)
+      expect(connections).toBeGreaterThan(2)
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 
   it('retries a read that got a 500 and succeeds when the service recovers', async () => {

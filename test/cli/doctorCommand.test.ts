@@ -203,11 +203,13 @@ describe('stockroute doctor against a sandbox', () => {
     const report = reportOf(run)
     const rpc = find(report, 'rpc', chain.chainId)
     expect(rpc.status).toBe('fail')
-    expect(rpc.message).toMatch(
-      new RegExp(
-        `^RPC http://127\\.0\\.0\\.1:${port}/… unreachable after \\d+ ms: .*ECONNREFUSED.*; check chains\\[1\\]\\.rpcUrl`,
-      ),
+    expect(rpc.message).toBe(
+      `nothing listens on http://127.0.0.1:${port}/… (connection refused), the RPC of chain ${chain.chainId}: start the node, or fix chains[1].rpcUrl (the executor, balances and allowance are not checked until it answers)`,
     )
+    expect(rpc.details).toMatchObject({
+      connection: 'refused',
+      error: expect.stringContaining('ECONNREFUSED'),
+    })
     expect(run.stdout).not.toContain('provider-secret')
     // Nothing else is read from an unreachable chain; the service's side of it is still checked.
     expect(report.checks.filter((check) => check.chainId === chain.chainId).map((c) => c.name)).toEqual([
@@ -217,6 +219,85 @@ describe('stockroute doctor against a sandbox', () => {
       'rpc',
     ])
     expect(report.checks.filter((check) => check.status === 'fail')).toEqual([rpc])
+  })
+
+  it('a service on a closed port: one attempt, and the service check says nothing listens there: exit 1', async () => {
+    const port = await closedPort()
+    const path = variant('closed-service', (config) => ({
+      ...config,
+      service: { ...config.service, baseUrl: `http://127.0.0.1:${port}` },
+    }))
+    const run = await doctor('--config', path, '--json')
+    expect(run.code).toBe(1)
+    const service = find(reportOf(run), 'service')
+    expect(service).toMatchObject({ status: 'fail', details: { connection: 'refused' } })
+    // Not "no answer within its budget … after 7 attempt(s)": the refusal is reported as it is.
+    expect(service.message).toBe(
+      `nothing listens on http://127.0.0.1:${port} (connection refused): start the service, or fix service.baseUrl (chain pins, assets and the API key are not checked until it answers)`,
+    )
+  })
+
+  it('a halted kill switch fails its check, naming the ledger, since when and why: exit 1', async () => {
+    const path = variant('halted', (config) => ({ ...config, dataDir: 'halted-data' }))
+    const healthy = reportOf(await doctor('--config', path, '--json'))
+    expect(find(healthy, 'kill-switch')).toMatchObject({ status: 'ok', details: { halted: false } })
+
+    const halt = await runStockroute(['halt', '--config', path, '--reason', 'doctor test: unexpected fills'])
+    expect(halt.code, halt.stderr).toBe(0)
+    const run = await doctor('--config', path, '--json')
+    expect(run.code).toBe(1)
+    const report = reportOf(run)
+    const killSwitch = find(report, 'kill-switch')
+    const ledgerPath = join(dir, 'halted-data', 'stockroute.sqlite')
+    expect(killSwitch).toMatchObject({
+      status: 'fail',
+      details: { ledgerPath, halted: true, reason: 'doctor test: unexpected fills' },
+    })
+    expect(killSwitch.message).toMatch(
+      new RegExp(
+        `^the kill switch of ledger ${ledgerPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is halted since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(reason: doctor test: unexpected fills\\): nothing is signed; once it is safe to trade, run \`stockroute resume --config `,
+      ),
+    )
+    // It is the one failure: the deployment itself is healthy.
+    expect(report.checks.filter((check) => check.status === 'fail')).toEqual([killSwitch])
+  })
+
+  it("a strategy whose share quantity is not whole lots of its ticker's board lot fails the strategies check", async () => {
+    const path = variant('odd-lot', (config) => ({
+      ...config,
+      strategies: [
+        {
+          kind: 'schedule',
+          id: 'odd-lot-0700',
+          chainId: chainWithRouter().chainId,
+          ticker: '0700',
+          exchange: 1,
+          side: 'buy',
+          amountIn: '50',
+          amountType: 'stocktoken',
+          cron: '0 14 * * 1-5',
+        },
+      ],
+    }))
+    const run = await doctor('--config', path, '--json')
+    expect(run.code).toBe(1)
+    const report = reportOf(run)
+    const strategies = find(report, 'strategies')
+    expect(strategies.status).toBe('fail')
+    expect(strategies.message).toBe(
+      'strategies.0.amountIn: 50 shares is not a whole number of lots of 100 (HKEX board lot of 0700): use 100: every fire would be refused; fix the config',
+    )
+    expect(report.checks.filter((check) => check.status === 'fail')).toEqual([strategies])
+  })
+
+  it('--help documents the exit codes', async () => {
+    const run = await doctor('--help')
+    expect(run.code).toBe(0)
+    expect(run.stdout).toMatch(/Exit codes:\n\s+0 +no check failed/)
+    expect(run.stdout).toMatch(/\n\s+1 +at least one check failed/)
+    expect(run.stdout).toMatch(
+      /\n\s+2 +the config cannot be checked: not found, invalid, a secret missing, or an embedded sandbox/,
+    )
   })
 
   describe('a host that accepts connections and never answers', () => {
@@ -295,7 +376,9 @@ describe('stockroute doctor against a sandbox', () => {
       }),
     ])
     expect(absent.code).toBe(2)
-    expect(reportOf(absent).checks[0]?.message).toMatch(/^config file not found: .*nope\.json; give the path/)
+    expect(reportOf(absent).checks[0]?.message).toMatch(
+      /^config file not found: .*nope\.json; pass --config FILE: `stockroute sandbox --write-config DIR` writes/,
+    )
   })
 })
 

@@ -29,6 +29,7 @@ export function registerDoctorCommand(program: Command) {
       'longest wait for any one network call, ms (default 5000)',
       parsePositiveInteger,
     )
+    .addHelpText('after', doctorExitCodesHelp)
     .action(async (options: { config: string; json?: boolean; timeout?: number }) => {
       const loaded = loadDoctorConfig(options.config)
       if (loaded.kind === 'unusable') {
@@ -43,6 +44,15 @@ export function registerDoctorCommand(program: Command) {
       process.exitCode = report.ok ? 0 : 1
     })
 }
+
+/** Scripts (CI, deploy hooks) branch on these; keep them in step with the action below. */
+export const doctorExitCodesHelp = `
+Exit codes:
+  0  no check failed (warnings allowed)
+  1  at least one check failed: fix what its FAIL line says (a halted kill switch fails too);
+     also a usage error, such as an unknown option
+  2  the config cannot be checked: not found, invalid, a secret missing, or an embedded sandbox
+     (config/default.json names no service)`
 
 const statusLabel = { ok: 'ok', warn: 'WARN', fail: 'FAIL' } as const
 

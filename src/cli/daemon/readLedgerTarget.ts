@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
-import { ConfigError, readConfigFile, readEmbeddedConfig } from '../../daemon/config.js'
+import { configFileNotFound, readConfigFile, readEmbeddedConfig } from '../../daemon/config.js'
 import type { DaemonSettings } from '../../daemon/daemonConfig.js'
 import { ledgerPathOf } from '../../daemon/ledgerPath.js'
 
@@ -28,7 +28,7 @@ export type LedgerTarget = {
  */
 export function readLedgerTarget(path: string, options: { dryRun?: boolean | undefined } = {}): LedgerTarget {
   const configPath = resolve(path)
-  if (!existsSync(configPath)) throw new ConfigError(`config file not found: ${configPath}`)
+  if (!existsSync(configPath)) throw configFileNotFound(configPath)
   const dotenvPath = join(dirname(configPath), '.env')
   const dotenv = existsSync(dotenvPath) ? parseDotenv(readFileSync(dotenvPath)) : {}
   const embedded = readEmbeddedConfig(configPath)

@@ -1,5 +1,10 @@
 import { type Address, formatEther, formatUnits, isAddressEqual, maxUint256, parseEther } from 'viem'
 import type { ChainInfo } from '../../api/actions/getChains.js'
+import {
+  connectionFailureFix,
+  describeConnectionFailure,
+  permanentConnectionFailureOf,
+} from '../../api/connectionFailure.js'
 import { createChainClients } from '../../chain/clients.js'
 import { readAllowance, readBalance, readDecimals } from '../../chain/erc20.js'
 import { readExecutorDomain } from '../../chain/readExecutorDomain.js'
@@ -142,6 +147,19 @@ export async function checkChain(
       )
     } catch (error) {
       if (options.signal?.aborted) throw error
+      const failure = permanentConnectionFailureOf(error)
+      if (failure)
+        return {
+          reachable: false,
+          checks: [
+            {
+              name: 'rpc',
+              status: 'fail',
+              message: `${describeConnectionFailure(rpc, failure)}, the RPC of chain ${chainId}: ${connectionFailureFix(failure, `${field}.rpcUrl`, 'the node')} (the executor, balances and allowance are not checked until it answers)`,
+              details: { rpc, error: reasonOf(error), connection: failure.kind },
+            },
+          ],
+        }
       return {
         reachable: false,
         checks: [

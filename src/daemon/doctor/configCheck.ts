@@ -23,13 +23,15 @@ export function loadDoctorConfig(path: string, environment: NodeJS.ProcessEnv = 
     loaded = loadDaemonConfig(path, environment)
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
-    const meta = error.metaMessages.map((line) => line.trim())
+    const notFound = error.shortMessage.startsWith('config file not found')
+    const meta = notFound ? [] : error.metaMessages.map((line) => line.trim())
     const found =
       meta.length === 0
         ? error.shortMessage
         : `${error.shortMessage}${error.shortMessage.endsWith(':') ? ' ' : '; '}${meta.join('; ')}`
-    const fix = error.shortMessage.startsWith('config file not found')
-      ? 'give the path of a stockroute.json with --config (config/example.service.json shows one)'
+    // Doctor checks a service: the embedded demo the general hint also offers is no use here.
+    const fix = notFound
+      ? 'pass --config FILE: `stockroute sandbox --write-config DIR` writes DIR/stockroute.json for the local sandbox, config/example.service.json shows one for a real service'
       : error.shortMessage.startsWith('missing secrets')
         ? 'then run doctor again (.env.example lists them)'
         : 'fix it, then run doctor again'

@@ -7,6 +7,7 @@ export {
   type ServedChains,
 } from './chainChecks.js'
 export { checkLoadedConfig, type DoctorConfig, loadDoctorConfig } from './configCheck.js'
+export { checkKillSwitch } from './killSwitchCheck.js'
 export { type RunDoctorOptions, runDoctor } from './runDoctor.js'
 export {
   apiTimestampWindowMs,
@@ -16,6 +17,7 @@ export {
   clockWarnMs,
   type ServiceCheckOptions,
 } from './serviceChecks.js'
+export { checkStrategyRules, describeProblems, serviceTickerRules } from './strategyRulesCheck.js'
 export {
   type DoctorCheck,
   type DoctorReport,

@@ -3,7 +3,9 @@ import { createRequestLimiter } from '../../api/limiter.js'
 import type { StockrouteConfig } from '../config.js'
 import { checkChain } from './chainChecks.js'
 import { checkLoadedConfig } from './configCheck.js'
+import { checkKillSwitch } from './killSwitchCheck.js'
 import { checkApiKey, checkClock, checkService } from './serviceChecks.js'
+import { checkStrategyRules, serviceTickerRules } from './strategyRulesCheck.js'
 import { type DoctorReport, defaultDoctorTimeoutMs, reportOf } from './types.js'
 
 export type RunDoctorOptions = {
@@ -23,7 +25,8 @@ export type RunDoctorOptions = {
  * Runs every check of `stockroute doctor` on a loaded service configuration: the config itself,
  * the service (reachability and latency, clock skew, the API key), and per configured chain the
  * pins against the service's chain list, the RPC, the executor's code and EIP-712 domain, and the
- * gas, asset and allowance of each wallet trading on it (the main one and the chain's extra ones). Every network call is bounded by `timeoutMs`, the chains run
+ * gas, asset and allowance of each wallet trading on it (the main one and the chain's extra ones),
+ * and last the ledger's kill switch. Every network call is bounded by `timeoutMs`, the chains run
  * in parallel, and nothing is sent (no transaction, no router quote). Never throws for what it
  * finds: problems are checks with status `fail` or `warn`.
  *
@@ -66,7 +69,17 @@ export async function runDoctor(
       { apiKeyEnv: config.service.apiKeyEnv, apiSecretEnv: config.service.apiSecretEnv },
       { timeoutMs, signal },
     )
-    return [service.check, checkClock(client, sawDateHeader), apiKey]
+    // Lots and ticks need the tickers' info, a signed call: only worth it when the key works.
+    const strategies =
+      apiKey.status === 'ok'
+        ? [
+            await checkStrategyRules(
+              config.daemon.strategies,
+              serviceTickerRules(client, { budgetMs: timeoutMs }),
+            ),
+          ]
+        : []
+    return [service.check, checkClock(client, sawDateHeader), apiKey, ...strategies]
   })
 
   // Each chain's RPC side starts at once; its pins and asset wait for the service's chain list.
@@ -87,5 +100,6 @@ export async function runDoctor(
     ),
   )
   const [service, chains] = await Promise.all([serviceChecks, chainChecks])
-  return reportOf([configCheck, ...service, ...chains.flat()])
+  const killSwitch = checkKillSwitch({ ledgerPath: config.ledgerPath, configPath: config.configPath })
+  return reportOf([configCheck, ...service, ...chains.flat(), killSwitch])
 }

@@ -1,5 +1,10 @@
 import { type GetChainsReturnType, getChains } from '../../api/actions/getChains.js'
 import { getSpreadTables } from '../../api/actions/getSpreadTables.js'
+import {
+  connectionFailureFix,
+  describeConnectionFailure,
+  permanentConnectionFailureOf,
+} from '../../api/connectionFailure.js'
 import type { CallOptions, ServiceClient } from '../../api/createServiceClient.js'
 import { ServiceAuthError, serviceErrorText } from '../../api/errors.js'
 import { type DoctorCheck, reasonOf, withTimeout } from './types.js'
@@ -59,6 +64,17 @@ export async function checkService(
   } catch (error) {
     if (options.signal?.aborted) throw error
     const latencyMs = Math.round(performance.now() - started)
+    const failure = permanentConnectionFailureOf(error)
+    if (failure)
+      return {
+        chains: undefined,
+        check: {
+          name: 'service',
+          status: 'fail',
+          message: `${describeConnectionFailure(client.baseUrl, failure)}: ${connectionFailureFix(failure, 'service.baseUrl', 'the service')} (chain pins, assets and the API key are not checked until it answers)`,
+          details: { baseUrl: client.baseUrl, latencyMs, error: reasonOf(error), connection: failure.kind },
+        },
+      }
     return {
       chains: undefined,
       check: {
