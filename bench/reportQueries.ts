@@ -7,21 +7,18 @@
 // fills and executions reports return every row they select, and are measured that way.
 //
 // Run: npm run bench:report [-- --json] [--runs 3] [--fills 1000000] [--regenerate]
-//      [--reports fills,latency] [--explain] [--with-indexes]
+//      [--reports fills,latency] [--explain] [--all]
 //   --explain       prints EXPLAIN QUERY PLAN of every statement of every report (stderr)
-//   --with-indexes  creates the indices proposed in bench/report/proposedIndexes.ts in the cached
-//                   ledger for the run, and drops them after (to measure a schema change before a
-//                   migration makes it)
+//   --all           the list tables (executions, fills) hold every row selected, as
+//                   `stockroute report … --all` does, instead of the CLI's default newest 1000
 import { statSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { pathToFileURL } from 'node:url'
-import Database from 'better-sqlite3'
-import { type ReportQuery, reportQueries } from '../src/report/index.js'
+import { defaultListLimit, type ReportQuery, reportQueries } from '../src/report/index.js'
 import { type Report, type ReportFilter, type ReportName, reportNames } from '../src/report/types.js'
 import { openLedger } from '../src/store/openLedger.js'
 import { explain, recordStatements } from './report/instrument.js'
 import { ensureBenchLedger } from './report/ledgerCache.js'
-import { proposedIndexes } from './report/proposedIndexes.js'
 
 const args = process.argv.slice(2)
 const json = args.includes('--json')
@@ -39,7 +36,7 @@ const wholeNumber = (name: string, fallback: number, min: number, max: number) =
 }
 const runs = wholeNumber('runs', 3, 1, 100)
 const fills = wholeNumber('fills', 1_000_000, 1_000, 5_000_000)
-const withIndexes = args.includes('--with-indexes')
+const everyRow = args.includes('--all')
 const targetMs = 1000
 /** A case stops repeating once its runs took this long in total: one run of a 60 s report says enough. */
 const caseBudgetMs = 15_000
@@ -73,26 +70,20 @@ const selected = reportNames.filter((name) => queries.has(name) && (!only || onl
 const missing = reportNames.filter((name) => !queries.has(name))
 if (missing.length > 0) progress(`not available in this build (no query yet): ${missing.join(', ')}`)
 
+const listLimit = everyRow ? undefined : defaultListLimit
 const filters: { key: string; title: string; filter: ReportFilter }[] = [
-  { key: 'all', title: 'unfiltered', filter: {} },
+  { key: 'all', title: 'unfiltered', filter: { limit: listLimit } },
   {
     key: 'chain30d',
     title: `chain ${meta.busiestChainId}, 30 d`,
-    filter: { chainId: meta.busiestChainId, sinceMs: meta.endMs - 30 * 86_400_000 },
+    filter: { chainId: meta.busiestChainId, sinceMs: meta.endMs - 30 * 86_400_000, limit: listLimit },
   },
-  { key: 'ticker', title: `ticker ${meta.busiestTicker}`, filter: { ticker: meta.busiestTicker } },
+  {
+    key: 'ticker',
+    title: `ticker ${meta.busiestTicker}`,
+    filter: { ticker: meta.busiestTicker, limit: listLimit },
+  },
 ]
-
-if (withIndexes) {
-  const db = new Database(path)
-  progress(`creating ${proposedIndexes.length} proposed indices (dropped at the end)`)
-  for (const index of proposedIndexes) {
-    const started = performance.now()
-    db.exec(index.create)
-    progress(`  ${index.name}: ${Math.round(performance.now() - started)} ms`)
-  }
-  db.close()
-}
 
 type CaseResult = {
   filter: string
@@ -185,12 +176,6 @@ try {
   }
 } finally {
   ledger.close()
-  if (withIndexes) {
-    const db = new Database(path)
-    for (const index of proposedIndexes) db.exec(`DROP INDEX IF EXISTS ${index.name}`)
-    db.close()
-    progress('proposed indices dropped')
-  }
 }
 
 const ledgerBytes = statSync(path).size
@@ -244,13 +229,13 @@ if (json) {
       generatedThisRun: generated,
       generatedInMs: meta.generatedInMs,
       eventsStream: meta.eventsStream,
-      withIndexes: withIndexes ? proposedIndexes.map((index) => index.create) : [],
+      listLimit: listLimit ?? null,
       machine,
     }),
   )
 } else {
   console.log(
-    `${meta.fills.toLocaleString('en')} fills, ${meta.executions.toLocaleString('en')} executions, ${meta.executionEvents.toLocaleString('en')} execution events; ledger ${(ledgerBytes / 1e9).toFixed(2)} GB, read-only; ms per report (median and max of up to ${runs} runs)${withIndexes ? '; WITH the proposed indices' : ''}`,
+    `${meta.fills.toLocaleString('en')} fills, ${meta.executions.toLocaleString('en')} executions, ${meta.executionEvents.toLocaleString('en')} execution events; ledger ${(ledgerBytes / 1e9).toFixed(2)} GB, read-only; ms per report (median and max of up to ${runs} runs)${listLimit === undefined ? '; list tables: every row (--all)' : `; list tables: the newest ${listLimit} rows (the CLI's default)`}`,
   )
   console.log(`machine: ${machine.cpus} cores, load ${machine.loadAverage1m} — ${machine.note}`)
   const header = [

@@ -17,6 +17,12 @@ export const reportNames = [
 ] as const
 export type ReportName = (typeof reportNames)[number]
 
+/**
+ * The rows the list tables (every execution, every fill) hold unless asked for all: the newest
+ * thousand read on a terminal and keep a report on a million fills under a second.
+ */
+export const defaultListLimit = 1000
+
 /** Narrows every report; each field is optional. Times are Unix ms, `until` exclusive. */
 export type ReportFilter = {
   chainId?: number | undefined
@@ -24,6 +30,11 @@ export type ReportFilter = {
   strategy?: string | undefined
   sinceMs?: number | undefined
   untilMs?: number | undefined
+  /**
+   * The list tables (every execution, every fill) hold the newest `limit` rows the filter selects;
+   * undefined: all. Counts and sums always cover the whole selection.
+   */
+  limit?: number | undefined
 }
 
 /**

@@ -68,8 +68,11 @@ export type ExecutionPatch = {
   /** The quote's JSON (bigints are stored as decimal strings). */
   quote?: unknown
   notional?: ExecutionNotional | null | undefined
-  /** The market price the quote was compared with (reports' slippage against the market). */
-  marketPrice?: { price: Price; atMs: number } | undefined
+  /**
+   * The market price the quote was compared with (reports' slippage against the market), and the
+   * FX rate (asset per unit of the market's currency, 1e8) the guard converted it with.
+   */
+  marketPrice?: { price: Price; atMs: number; fxRate?: Price | undefined } | undefined
 }
 
 /** One line of an execution's event log. */

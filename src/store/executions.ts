@@ -2,6 +2,7 @@ import type { Hex } from 'viem'
 import { isExchangeCode } from '../domain/markets.js'
 import { canonicalBytes32, jsonWithBigints, LedgerInputError, safeInteger, uintToText } from './codec.js'
 import type { RepositoryContext } from './context.js'
+import { reasonClassOf } from './executionReasonClass.js'
 import {
   type EventRow,
   type ExecutionEvent,
@@ -118,14 +119,15 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
         strategy: string | null
         state: string
         reason: string
+        reason_class: string
         now: number
       },
     ]
   >(
     `INSERT INTO executions (intent_id, chain_id, ticker, exchange, side, amount_in, amount_type, limit_price,
-       strategy, state, reason, created_at_ms, updated_at_ms)
+       strategy, state, reason, reason_class, created_at_ms, updated_at_ms)
      VALUES (@intent_id, @chain_id, @ticker, @exchange, @side, @amount_in, @amount_type, @limit_price,
-       @strategy, @state, @reason, @now, @now)
+       @strategy, @state, @reason, @reason_class, @now, @now)
      ON CONFLICT (intent_id) DO NOTHING`,
   )
   const insertEvent = db.prepare<[number, string | null, string, string, string | null, number]>(
@@ -158,6 +160,8 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
         set_market_price: number
         market_price: string | null
         market_price_at_ms: number | null
+        market_fx_rate: string | null
+        reason_class: string
         version: number | null
       },
     ]
@@ -169,7 +173,9 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
        notional = CASE WHEN @set_notional THEN @notional ELSE notional END,
        asset_decimals = CASE WHEN @set_notional THEN @asset_decimals ELSE asset_decimals END,
        market_price = CASE WHEN @set_market_price THEN @market_price ELSE market_price END,
-       market_price_at_ms = CASE WHEN @set_market_price THEN @market_price_at_ms ELSE market_price_at_ms END
+       market_price_at_ms = CASE WHEN @set_market_price THEN @market_price_at_ms ELSE market_price_at_ms END,
+       market_fx_rate = CASE WHEN @set_market_price THEN @market_fx_rate ELSE market_fx_rate END,
+       reason_class = @reason_class
      WHERE id = @id AND state = @from AND (@version IS NULL OR version = @version)`,
   )
   const selectUnfinished = db.prepare<[number | null, number | null], ExecutionRow>(
@@ -219,6 +225,7 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
       strategy: execution.strategy ?? null,
       state: 'intent',
       reason: execution.reason ?? 'intent recorded',
+      reason_class: reasonClassOf('intent', execution.reason ?? 'intent recorded'),
       now: at,
     })
     if (result.changes === 0) {
@@ -276,6 +283,11 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
         market_price_at_ms: patch.marketPrice
           ? safeInteger(patch.marketPrice.atMs, 'marketPrice.atMs')
           : null,
+        market_fx_rate:
+          patch.marketPrice?.fxRate === undefined
+            ? null
+            : uintToText(patch.marketPrice.fxRate, 'marketPrice.fxRate'),
+        reason_class: reasonClassOf(to, reason),
         version,
       })
       if (result.changes === 0) {

@@ -12,6 +12,7 @@ import {
   uintToText,
 } from './codec.js'
 import type { RepositoryContext } from './context.js'
+import { type ExecutionPricingRow, fillSlippageOf } from './fillSlippageOf.js'
 import type { PositionRecord } from './positionAccounting.js'
 import { checkTokenInfo, createPositionWriter, fillEntryOfRow } from './positionRows.js'
 
@@ -121,6 +122,10 @@ type FillRow = {
   recorded_at_ms: number
   reversed_at_ms: number | null
   reversal_reason: string | null
+  /** Asset base units this fill realized in the average-cost fold (migration 7). */
+  realized_pnl: string
+  slippage_vs_quote_cbps: number | null
+  slippage_vs_market_cbps: number | null
 }
 
 function toRecord(row: FillRow): FillRecord {
@@ -224,10 +229,14 @@ export function createFillsRepository(
   const insert = db.prepare<[Omit<FillRow, 'id' | 'reversed_at_ms' | 'reversal_reason'>]>(
     `INSERT INTO fills (seq, chain_id, tx_hash, log_index, execution_id, quote_id, taker, stock_token, asset_token,
        token_kind, asset_decimals, ticker, exchange, is_buy, amount_in, amount_out, fee_amount, block_number,
-       block_hash, block_time, recorded_at_ms)
+       block_hash, block_time, recorded_at_ms, realized_pnl, slippage_vs_quote_cbps, slippage_vs_market_cbps)
      VALUES (@seq, @chain_id, @tx_hash, @log_index, @execution_id, @quote_id, @taker, @stock_token, @asset_token,
        @token_kind, @asset_decimals, @ticker, @exchange, @is_buy, @amount_in, @amount_out, @fee_amount,
-       @block_number, @block_hash, @block_time, @recorded_at_ms)`,
+       @block_number, @block_hash, @block_time, @recorded_at_ms, @realized_pnl, @slippage_vs_quote_cbps,
+       @slippage_vs_market_cbps)`,
+  )
+  const selectExecutionPricing = db.prepare<[number], ExecutionPricingRow & { strategy: string | null }>(
+    'SELECT strategy, quote_json, market_price, market_fx_rate FROM executions WHERE id = ?',
   )
   const setBlockHash = db.prepare<[string | null, number]>('UPDATE fills SET block_hash = ? WHERE id = ?')
   const selectMany = db.prepare<
@@ -253,7 +262,16 @@ export function createFillsRepository(
       throw new LedgerInputError('blockTime', blockTime, 'must be a non-negative bigint of Unix seconds.')
     const row: Omit<
       FillRow,
-      'id' | 'seq' | 'execution_id' | 'recorded_at_ms' | 'block_hash' | 'reversed_at_ms' | 'reversal_reason'
+      | 'id'
+      | 'seq'
+      | 'execution_id'
+      | 'recorded_at_ms'
+      | 'block_hash'
+      | 'reversed_at_ms'
+      | 'reversal_reason'
+      | 'realized_pnl'
+      | 'slippage_vs_quote_cbps'
+      | 'slippage_vs_market_cbps'
     > = {
       chain_id: safeInteger(fill.chainId, 'chainId', 1),
       tx_hash: canonicalBytes32(fill.txHash, 'txHash'),
@@ -303,15 +321,26 @@ export function createFillsRepository(
         ? (selectQuoteOwner.get(row.quote_id)?.execution_id ?? null)
         : safeInteger(fill.executionId, 'executionId', 1)
     const seq = writer.nextSeq()
-    const full: Omit<FillRow, 'id' | 'reversed_at_ms' | 'reversal_reason'> = {
+    const execution = executionId === null ? undefined : selectExecutionPricing.get(executionId)
+    const slippage = fillSlippageOf(row, execution)
+    const entry = fillEntryOfRow({ ...row, seq })
+    const { record: position, realized } = writer.apply(entry, {
+      atMs: row.block_time * 1000,
+      strategy: execution?.strategy ?? null,
+      fee: BigInt(row.fee_amount),
+      quoteSlippageCbps: slippage.quote,
+      marketSlippageCbps: slippage.market,
+    })
+    const result = insert.run({
       ...row,
       seq,
       execution_id: executionId,
       block_hash: blockHash,
       recorded_at_ms: now(),
-    }
-    const position = writer.apply(fillEntryOfRow(full))
-    const result = insert.run(full)
+      realized_pnl: realized.toString(),
+      slippage_vs_quote_cbps: slippage.quote,
+      slippage_vs_market_cbps: slippage.market,
+    })
     const stored = selectById.get(Number(result.lastInsertRowid)) as FillRow
     return { status: 'recorded', fill: toRecord(stored), position, ...(moved ? { moved } : {}) }
   })

@@ -1,6 +1,8 @@
+import type Database from 'better-sqlite3'
 import { eventsStrategiesNotifications } from './migration4.js'
 import { executionMarketPrice } from './migration5.js'
 import { reportIndices } from './migration6.js'
+import { reportFigures } from './migration7.js'
 
 /**
  * One schema change of the ledger. Migrations are numbered from 1 without gaps, each applied in its
@@ -11,6 +13,11 @@ export type Migration = {
   readonly version: number
   readonly name: string
   readonly sql: string
+  /**
+   * Fills what SQL alone cannot compute (a replay of the ledger's folds), after `sql` and inside
+   * the same transaction: a crash leaves the file at the version before.
+   */
+  readonly backfill?: ((db: Database.Database) => void) | undefined
 }
 
 // CHECK fragments. Amounts are decimal TEXT (uint256 does not fit in INTEGER): canonical digits,
@@ -382,6 +389,7 @@ CREATE TABLE ledger_owner (
   eventsStrategiesNotifications,
   executionMarketPrice,
   reportIndices,
+  reportFigures,
 ]
 
 /** The schema version this build writes: the last migration's number. */

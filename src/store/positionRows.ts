@@ -12,6 +12,7 @@ import {
   uintToText,
 } from './codec.js'
 import type { RepositoryContext } from './context.js'
+import { dayStepOf, ledgerDaysWriter, type StepAttribution } from './ledgerDays.js'
 import {
   applyPositionEntry,
   averagePrice,
@@ -236,8 +237,12 @@ export type PositionWriter = {
   /** The next ledger sequence number, shared by fills and adjustments. Call inside a write transaction. */
   nextSeq(): number
   load(chainId: number, tokenAddress: Address): PositionState | undefined
-  /** Applies an entry to the stored position and saves it; returns the stored record. */
-  apply(entry: PositionEntry): PositionRecord
+  /**
+   * Applies an entry to the stored position and saves it, and counts it in the daily figures
+   * (`ledger_days`) under `attribution`; returns the stored record and the PnL the entry realized
+   * (stored by the caller on the entry's own row).
+   */
+  apply(entry: PositionEntry, attribution: StepAttribution): { record: PositionRecord; realized: bigint }
 }
 
 /** @internal */
@@ -250,17 +255,24 @@ export function createPositionWriter({ db, now }: RepositoryContext): PositionWr
     'SELECT * FROM positions WHERE chain_id = ? AND token_address = ?',
   )
   const upsert = upsertPositionStatement(db)
+  const days = ledgerDaysWriter(db)
   return {
     nextSeq: () => (selectSeq.get() as { seq: number }).seq,
     load(chainId, tokenAddress) {
       const row = selectOne.get(chainId, tokenAddress)
       return row ? stateOfRow(row) : undefined
     },
-    apply(entry) {
+    apply(entry, attribution) {
       const row = selectOne.get(entry.chainId, entry.tokenAddress)
-      const next = applyPositionEntry(row ? stateOfRow(row) : undefined, entry)
+      const before = row ? stateOfRow(row) : undefined
+      const next = applyPositionEntry(before, entry)
       upsert.run(positionParameters(next, now()))
-      return recordOfRow(selectOne.get(entry.chainId, entry.tokenAddress) as PositionRow)
+      const step = dayStepOf(entry, before, next, attribution)
+      days.add(step)
+      return {
+        record: recordOfRow(selectOne.get(entry.chainId, entry.tokenAddress) as PositionRow),
+        realized: step.realized,
+      }
     },
   }
 }

@@ -1,6 +1,8 @@
 import type { Address } from 'viem'
 import { canonicalAddress, intToText, LedgerInputError, safeInteger, uintToText } from './codec.js'
 import type { RepositoryContext } from './context.js'
+import { corporateActionAttribution } from './ledgerDays.js'
+import { rebuildLedgerFigures } from './ledgerFigures.js'
 
 export * from './positionAccounting.js'
 
@@ -187,26 +189,20 @@ export function createPositionsRepository(context: RepositoryContext): Positions
         asset_decimals: number | null
         reference: string | null
         reason: string
+        realized_pnl: string
         now: number
       },
     ]
   >(
     `INSERT INTO position_adjustments (seq, chain_id, token_address, kind, ratio_numerator, ratio_denominator,
-       quantity, amount, ticker, exchange, token_kind, asset_token, asset_decimals, reference, reason, recorded_at_ms)
+       quantity, amount, ticker, exchange, token_kind, asset_token, asset_decimals, reference, reason, realized_pnl,
+       recorded_at_ms)
      VALUES (@seq, @chain_id, @token_address, @kind, @ratio_numerator, @ratio_denominator, @quantity, @amount,
-       @ticker, @exchange, @token_kind, @asset_token, @asset_decimals, @reference, @reason, @now)`,
+       @ticker, @exchange, @token_kind, @asset_token, @asset_decimals, @reference, @reason, @realized_pnl, @now)`,
   )
   const updateLocked = db.prepare<[string, number, number, string]>(
     'UPDATE positions SET locked = ?, updated_at_ms = ? WHERE chain_id = ? AND token_address = ?',
   )
-  const selectFillEntries = db.prepare<[], FillEntryRow>(
-    `SELECT seq, chain_id, stock_token, asset_token, asset_decimals, token_kind, ticker, exchange, is_buy,
-       amount_in, amount_out FROM fills WHERE reversed_at_ms IS NULL ORDER BY seq`,
-  )
-  const selectAdjustmentEntries = db.prepare<[], AdjustmentRow>(
-    'SELECT * FROM position_adjustments ORDER BY seq',
-  )
-  const selectRenameEntries = db.prepare<[], RenameRow>('SELECT * FROM position_renames ORDER BY seq')
   const selectRenames = db.prepare<[number | null, number | null, string | null, string | null], RenameRow>(
     `SELECT * FROM position_renames WHERE (? IS NULL OR chain_id = ?) AND (? IS NULL OR token_address = ?)
      ORDER BY seq`,
@@ -290,7 +286,8 @@ export function createPositionsRepository(context: RepositoryContext): Positions
           'must be split, delisting or transfer.',
         )
     }
-    const position = writer.apply(entry)
+    const recordedAt = now()
+    const { record: position, realized } = writer.apply(entry, corporateActionAttribution(recordedAt))
     const result = insertAdjustment.run({
       seq,
       chain_id: chainId,
@@ -307,7 +304,8 @@ export function createPositionsRepository(context: RepositoryContext): Positions
       asset_decimals: columns.token?.assetDecimals ?? null,
       reference,
       reason: adjustment.reason,
-      now: now(),
+      realized_pnl: realized.toString(),
+      now: recordedAt,
     })
     return { status: 'recorded', adjustmentId: Number(result.lastInsertRowid), position }
   })
@@ -342,7 +340,11 @@ export function createPositionsRepository(context: RepositoryContext): Positions
         details: { chainId, tokenAddress },
       })
     const seq = writer.nextSeq()
-    const position = writer.apply({ seq, chainId, tokenAddress, kind: 'rename', ticker: change.ticker })
+    const recordedAt = now()
+    const { record: position } = writer.apply(
+      { seq, chainId, tokenAddress, kind: 'rename', ticker: change.ticker },
+      corporateActionAttribution(recordedAt),
+    )
     const result = insertRename.run({
       seq,
       chain_id: chainId,
@@ -351,23 +353,15 @@ export function createPositionsRepository(context: RepositoryContext): Positions
       to_ticker: change.ticker,
       reference,
       reason: change.reason ?? `ticker change ${current.ticker} → ${change.ticker}`,
-      recorded_at_ms: now(),
+      recorded_at_ms: recordedAt,
     })
     return { status: 'recorded', renameId: Number(result.lastInsertRowid), position }
   })
 
   const recompute = db.transaction((): { positions: PositionRecord[]; mismatches: PositionMismatch[] } => {
-    const entries = [
-      ...selectFillEntries.all().map(fillEntryOfRow),
-      ...selectAdjustmentEntries.all().map(adjustmentEntryOfRow),
-      ...selectRenameEntries.all().map(renameEntryOfRow),
-    ].sort((a, b) => a.seq - b.seq)
+    // The same replay rewrites what is derived from the fold: realized PnL per step, ledger_days.
+    const computed = rebuildLedgerFigures(db)
     const key = (chainId: number, tokenAddress: string) => `${chainId}:${tokenAddress}`
-    const computed = new Map<string, PositionState>()
-    for (const entry of entries) {
-      const k = key(entry.chainId, entry.tokenAddress)
-      computed.set(k, applyPositionEntry(computed.get(k), entry))
-    }
     const stored = new Map(
       selectAll.all(null, null).map((row) => [key(row.chain_id, row.token_address), row]),
     )

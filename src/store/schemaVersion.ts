@@ -92,6 +92,7 @@ export function migrate(
         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL) STRICT`)
       db.pragma(`application_id = ${ledgerApplicationId}`)
       db.exec(migration.sql)
+      migration.backfill?.(db)
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)').run(
         migration.version,
         migration.name,

@@ -1,7 +1,10 @@
+import { rmSync } from 'node:fs'
+import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { pnlReport } from '../../src/report/queries/pnl.js'
 import { positionsReport } from '../../src/report/queries/positions.js'
 import type { MarketPriceBook } from '../../src/report/types.js'
+import { openLedger } from '../../src/store/index.js'
 import { day, type FillRow, fx8, sums, table, usd6, usd18, useFiguresLedger } from './figuresLedger.js'
 
 // The positions and pnl reports' figures against the ledger of figuresLedger.ts (built on this
@@ -141,5 +144,65 @@ describe('report figures: positions and pnl', () => {
       },
       { ...sums({}, B, assetB), income: '0', unrealized_pnl: usd18(hkQty * hkFillPrice - hkCost) },
     ])
+  })
+})
+
+describe('migration 7 on a ledger written before it', () => {
+  it('computes the same figures the live code wrote: realized PnL per step, daily sums, slippage, reason classes, stage times', () => {
+    const ledger = figures.ledger()
+    const path = `${ledger.path}.schema6.sqlite`
+    rmSync(path, { force: true })
+    ledger.database.prepare('VACUUM INTO ?').run(path)
+    const figuresOf = (database: Database.Database) => ({
+      days: database.prepare('SELECT * FROM ledger_days ORDER BY 1, 2, 3, 4, 5').all(),
+      fills: database
+        .prepare(
+          'SELECT id, realized_pnl, slippage_vs_quote_cbps, slippage_vs_market_cbps FROM fills ORDER BY id',
+        )
+        .all(),
+      adjustments: database.prepare('SELECT id, realized_pnl FROM position_adjustments ORDER BY id').all(),
+      executions: database
+        .prepare(
+          `SELECT id, reason_class, first_quoted_at_ms, last_quoted_at_ms, submitted_at_ms, confirmed_at_ms,
+             intent_to_quote_ms, quote_to_broadcast_ms, broadcast_to_inclusion_ms FROM executions ORDER BY id`,
+        )
+        .all(),
+    })
+    const live = figuresOf(ledger.database)
+    expect(live.days.length).toBeGreaterThan(0)
+    // Take the copy back to schema 6: what a ledger of before had.
+    const old = new Database(path)
+    old.exec(`
+      DROP TABLE ledger_days;
+      DROP TRIGGER execution_stage_marks;
+      DROP INDEX executions_by_state_reason;
+      DROP INDEX executions_by_strategy_created;
+      DROP INDEX executions_intent_to_quote;
+      DROP INDEX executions_quote_to_broadcast;
+      DROP INDEX executions_broadcast_to_inclusion;
+      ALTER TABLE executions DROP COLUMN intent_to_quote_ms;
+      ALTER TABLE executions DROP COLUMN quote_to_broadcast_ms;
+      ALTER TABLE executions DROP COLUMN broadcast_to_inclusion_ms;
+      ALTER TABLE executions DROP COLUMN first_quoted_at_ms;
+      ALTER TABLE executions DROP COLUMN last_quoted_at_ms;
+      ALTER TABLE executions DROP COLUMN submitted_at_ms;
+      ALTER TABLE executions DROP COLUMN confirmed_at_ms;
+      ALTER TABLE executions DROP COLUMN reason_class;
+      ALTER TABLE executions DROP COLUMN market_fx_rate;
+      ALTER TABLE fills DROP COLUMN realized_pnl;
+      ALTER TABLE fills DROP COLUMN slippage_vs_quote_cbps;
+      ALTER TABLE fills DROP COLUMN slippage_vs_market_cbps;
+      ALTER TABLE position_adjustments DROP COLUMN realized_pnl;
+      DELETE FROM schema_migrations WHERE version = 7;
+    `)
+    old.close()
+    const migrated = openLedger({ path })
+    try {
+      expect(migrated.schemaVersion).toBe(7)
+      expect(figuresOf(migrated.database)).toEqual(live)
+    } finally {
+      migrated.close()
+      rmSync(path, { force: true })
+    }
   })
 })

@@ -4,7 +4,7 @@ import { parsePrice } from '../../src/domain/units.js'
 import type { ExecutionOutcome } from '../../src/engine/index.js'
 import { executionsReport } from '../../src/report/queries/executions.js'
 import { fillsReport } from '../../src/report/queries/fills.js'
-import { latencyReport } from '../../src/report/queries/latency.js'
+import { latencyByRank, latencyBySorting, latencyReport } from '../../src/report/queries/latency.js'
 import type { ReportContext } from '../../src/report/types.js'
 import { type Ledger, openLedger } from '../../src/store/index.js'
 import { createTestEngine, engineLedgers, readStoredQuoteForTest } from '../helpers/engine.js'
@@ -235,15 +235,17 @@ describe('fills report', () => {
     expect(fillsReport(context, { ticker: '0700' }).tables[0]?.rows).toHaveLength(1)
     expect(fillsReport(context, { strategy: 'dca' }).tables[0]?.rows).toHaveLength(2)
     expect(fillsReport(context, { sinceMs: Date.now() + 60_000 }).tables[0]?.rows).toEqual([])
-    // A copy of the ledger where the market price was never recorded (executions before migration 5).
-    const copy = openLedger({ path: ledgers.path('no-market-price.sqlite') })
+    // A copy of the ledger where the market price was never recorded (executions before migration 5):
+    // fills then have no slippage against it, and the daily figures are rebuilt from the fills.
+    const copyPath = ledgers.path('no-market-price.sqlite')
+    ledger.database.prepare('VACUUM INTO ?').run(copyPath)
+    const copy = openLedger({ path: copyPath })
     try {
-      copy.database.exec(`ATTACH DATABASE '${ledgerPath.replaceAll("'", "''")}' AS source`)
-      copy.database.exec('DELETE FROM main.executions')
-      copy.database.exec('INSERT INTO main.executions SELECT * FROM source.executions')
-      copy.database.exec('UPDATE main.executions SET market_price = NULL, market_price_at_ms = NULL')
-      copy.database.exec('INSERT INTO main.fills SELECT * FROM source.fills')
-      copy.database.exec('DETACH DATABASE source')
+      copy.database.exec(
+        'UPDATE executions SET market_price = NULL, market_price_at_ms = NULL, market_fx_rate = NULL',
+      )
+      copy.database.exec('UPDATE fills SET slippage_vs_market_cbps = NULL')
+      expect(copy.positions.recomputePositions().mismatches).toEqual([])
       const report = fillsReport({ ledger: copy, now: Date.now }, {})
       expect(report.tables[0]?.rows.map((row) => row.slippage_vs_market_bps)).toEqual([null, null, null])
       expect(report.tables[0]?.rows.map((row) => row.slippage_vs_quote_bps)).toEqual(['0', '0', '0'])
@@ -255,6 +257,16 @@ describe('fills report', () => {
 })
 
 describe('latency report', () => {
+  it('reads the same percentiles by rank from the indices as by sorting the durations', () => {
+    const database = ledger.database
+    const chains = [...new Set(Object.values(outcomes).map((outcome) => outcome.execution.chainId))]
+    expect(latencyByRank(database, undefined).length).toBeGreaterThan(0)
+    // A filter that selects every execution takes the sorting path.
+    expect(latencyBySorting(database, { sinceMs: 0 })).toEqual(latencyByRank(database, undefined))
+    for (const chainId of chains)
+      expect(latencyBySorting(database, { chainId, sinceMs: 0 })).toEqual(latencyByRank(database, chainId))
+  })
+
   it('gives nearest-rank percentiles per chain of each stage, as computed from the events by hand', () => {
     const report = latencyReport(context, {})
     const rows = report.tables[0]?.rows ?? []

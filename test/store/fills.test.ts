@@ -41,7 +41,7 @@ describe('fills', () => {
     expect(() =>
       raw
         .prepare(
-          'INSERT INTO fills SELECT NULL, 99, chain_id, tx_hash, log_index, execution_id, quote_id, taker, stock_token, asset_token, token_kind, asset_decimals, ticker, exchange, is_buy, amount_in, amount_out, fee_amount, block_number, block_hash, block_time, recorded_at_ms, NULL, NULL FROM fills WHERE id = 1',
+          'INSERT INTO fills SELECT NULL, 99, chain_id, tx_hash, log_index, execution_id, quote_id, taker, stock_token, asset_token, token_kind, asset_decimals, ticker, exchange, is_buy, amount_in, amount_out, fee_amount, block_number, block_hash, block_time, recorded_at_ms, NULL, NULL, realized_pnl, NULL, NULL FROM fills WHERE id = 1',
         )
         .run(),
     ).toThrow(/UNIQUE constraint failed: fills.chain_id, fills.tx_hash, fills.log_index/)
@@ -49,7 +49,7 @@ describe('fills', () => {
     raw.prepare("UPDATE fills SET reversed_at_ms = 1, reversal_reason = 'reorg' WHERE id = 1").run()
     raw
       .prepare(
-        'INSERT INTO fills SELECT NULL, 99, chain_id, tx_hash, log_index, execution_id, quote_id, taker, stock_token, asset_token, token_kind, asset_decimals, ticker, exchange, is_buy, amount_in, amount_out, fee_amount, block_number, block_hash, block_time, recorded_at_ms, NULL, NULL FROM fills WHERE id = 1',
+        'INSERT INTO fills SELECT NULL, 99, chain_id, tx_hash, log_index, execution_id, quote_id, taker, stock_token, asset_token, token_kind, asset_decimals, ticker, exchange, is_buy, amount_in, amount_out, fee_amount, block_number, block_hash, block_time, recorded_at_ms, NULL, NULL, realized_pnl, NULL, NULL FROM fills WHERE id = 1',
       )
       .run()
     raw.close()

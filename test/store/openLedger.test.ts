@@ -33,6 +33,7 @@ const expectedTables = [
   'income',
   'kill_switch',
   'kill_switch_events',
+  'ledger_days',
   'ledger_owner',
   'nonces',
   'notification_cursors',

@@ -232,9 +232,36 @@ describe('positions = fold(fills + corporate-action adjustments + renames)', () 
           ledger.close()
           ledger = openLedger({ path })
           const stored = ledger.positions.listPositions()
+          // What each step wrote beside itself: its realized PnL and the daily sums of the reports.
+          const figures = () => ({
+            days: ledger.database.prepare('SELECT * FROM ledger_days ORDER BY 1, 2, 3, 4, 5').all(),
+            fills: ledger.database.prepare('SELECT id, realized_pnl FROM fills ORDER BY id').all(),
+            adjustments: ledger.database
+              .prepare('SELECT id, realized_pnl FROM position_adjustments ORDER BY id')
+              .all(),
+          })
+          const incremental = figures()
           const { mismatches, positions } = ledger.positions.recomputePositions()
           expect(mismatches).toEqual([])
           expect(positions).toEqual(stored)
+          expect(figures()).toEqual(incremental)
+          // The days' realized PnL adds up to the positions' (per chain and token).
+          const realizedOfDays = ledger.database
+            .prepare<
+              [],
+              { chain_id: bigint; token_address: string; realized_high: bigint; realized_low: bigint }
+            >('SELECT chain_id, token_address, realized_high, realized_low FROM ledger_days')
+            .safeIntegers(true)
+            .all()
+          for (const position of stored) {
+            const sum = realizedOfDays
+              .filter(
+                (day) =>
+                  Number(day.chain_id) === position.chainId && day.token_address === position.tokenAddress,
+              )
+              .reduce((total, day) => total + day.realized_high * 10n ** 12n + day.realized_low, 0n)
+            expect(sum).toBe(position.realizedPnl)
+          }
           markets.forEach((m, index) => {
             const position = ledger.positions.getPosition(m.chainId, m.token)
             const state = model.get(index) as Model

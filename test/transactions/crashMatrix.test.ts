@@ -165,6 +165,15 @@ async function expectSound(
   expect(count("SELECT count(*) AS n FROM events WHERE kind = 'fill'")).toBe(
     count('SELECT count(*) AS n FROM fills'),
   )
+  // The figures written beside each fill (its realized PnL, the daily sums the reports read) equal
+  // a replay of the whole ledger: recomputing rewrites them, and changes nothing.
+  const figures = () => ({
+    days: ledger.database.prepare('SELECT * FROM ledger_days ORDER BY 1, 2, 3, 4, 5').all(),
+    realized: ledger.database.prepare('SELECT id, realized_pnl FROM fills ORDER BY id').all(),
+  })
+  const written = figures()
+  expect(ledger.positions.recomputePositions().mismatches).toEqual([])
+  expect(figures()).toEqual(written)
 }
 
 type MatrixCase = {

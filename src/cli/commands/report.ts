@@ -3,6 +3,7 @@ import { type Command, type CommanderError, InvalidArgumentError } from 'command
 import {
   availableReports,
   csvTargetsOf,
+  defaultListLimit,
   type Report,
   type ReportFilter,
   renderReportJson,
@@ -14,6 +15,7 @@ import {
 import { openLedger } from '../../store/index.js'
 import { configFxRates } from '../configFxRates.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
+import { parsePositiveInteger } from '../options.js'
 import { parseStrategyOption } from '../parseStrategyOption.js'
 import { parseTimeOption } from '../parseTimeOption.js'
 import { parseChainId, parseTicker } from '../tradeOptions.js'
@@ -26,6 +28,8 @@ type ReportOptions = {
   since?: Date
   until?: Date
   table?: string
+  limit?: number
+  all?: boolean
   json?: boolean
   csv?: string
   html?: string
@@ -76,6 +80,12 @@ export function registerReportCommand(program: Command) {
     )
     .option('--until <time>', 'before this time: ISO 8601 or an age (30m, 6h, 2d)', parseTimeOption)
     .option('--table <key>', 'only this table of the report (its key, as in the JSON output)')
+    .option(
+      '--limit <n>',
+      `executions and fills: list the newest N selected (default ${defaultListLimit}); counts and sums cover all`,
+      parsePositiveInteger,
+    )
+    .option('--all', 'executions and fills: list every row selected (slower on a large ledger)')
     .option('--json', 'print the report as JSON on stdout')
     .option(
       '--csv <file>',
@@ -114,6 +124,9 @@ function runReportCommand(name: string, options: ReportOptions): void {
   if (options.strategy !== undefined) filter.strategy = options.strategy
   if (options.since) filter.sinceMs = options.since.getTime()
   if (options.until) filter.untilMs = options.until.getTime()
+  if (options.all && options.limit !== undefined)
+    throw new ReportUsageError('--all and --limit contradict each other: give one')
+  if (!options.all) filter.limit = options.limit ?? defaultListLimit
   const target = readLedgerTarget(options.config)
   const fxRates = configFxRates(target.configPath)
   const ledger = openLedger({ path: target.ledgerPath, readonly: true })

@@ -1,7 +1,6 @@
 import type { ExecutionState } from '../../store/index.js'
 import type { Report, ReportContext, ReportFilter, ReportValue } from '../types.js'
 import { executionFilterSql } from './executionFilterSql.js'
-import { reasonClassOf } from './executionReasonClass.js'
 
 type ExecutionReportRow = {
   id: number
@@ -14,6 +13,7 @@ type ExecutionReportRow = {
   strategy: string | null
   state: ExecutionState
   reason: string
+  reason_class: string
 }
 
 /**
@@ -28,38 +28,43 @@ type ExecutionReportRow = {
  * report.tables[0].rows // [{ state: 'confirmed', executions: 12, share_pct: '92.31' }, …]
  */
 export function executionsReport(context: ReportContext, filter: ReportFilter): Report {
+  const database = context.ledger.database
   const { where, params } = executionFilterSql(filter, 'e')
-  const rows = context.ledger.database
-    .prepare<Record<string, string | number | null>, ExecutionReportRow>(
-      `SELECT e.id, e.created_at_ms, e.chain_id, e.ticker, e.side, e.amount_in, e.amount_type, e.strategy,
-              e.state, e.reason
-       FROM executions e WHERE ${where} ORDER BY e.id DESC`,
+  // Counts cover the whole selection, from the reason class kept on each execution.
+  const counts = database
+    .prepare<Record<string, string | number>, { state: string; reason_class: string; count: number }>(
+      `SELECT e.state, e.reason_class, count(*) AS count FROM executions e WHERE ${where}
+       GROUP BY e.state, e.reason_class`,
     )
     .all(params)
-  const total = rows.length
+  const rows = database
+    .prepare<Record<string, string | number>, ExecutionReportRow>(
+      `SELECT e.id, e.created_at_ms, e.chain_id, e.ticker, e.side, e.amount_in, e.amount_type, e.strategy,
+              e.state, e.reason, e.reason_class
+       FROM executions e WHERE ${where} ORDER BY e.id DESC${filter.limit === undefined ? '' : ' LIMIT @limit'}`,
+    )
+    .all(filter.limit === undefined ? params : { ...params, limit: filter.limit })
+  const total = counts.reduce((sum, row) => sum + row.count, 0)
   const byState = new Map<string, number>()
-  const byReason = new Map<string, { state: string; reasonClass: string; count: number }>()
-  const executions: Record<string, ReportValue>[] = rows.map((row) => {
-    const reasonClass = reasonClassOf(row.state, row.reason)
-    byState.set(row.state, (byState.get(row.state) ?? 0) + 1)
-    const key = `${row.state}\u0000${reasonClass}`
-    const entry = byReason.get(key) ?? { state: row.state, reasonClass, count: 0 }
-    entry.count += 1
-    byReason.set(key, entry)
-    return {
-      id: row.id,
-      created_at: new Date(row.created_at_ms).toISOString(),
-      chain_id: row.chain_id,
-      ticker: row.ticker,
-      side: row.side,
-      amount: row.amount_in,
-      amount_unit: row.amount_type === 'stablecoin' ? 'asset' : 'shares',
-      strategy: row.strategy,
-      state: row.state,
-      reason_class: reasonClass,
-      reason: row.reason,
-    }
-  })
+  for (const row of counts) byState.set(row.state, (byState.get(row.state) ?? 0) + row.count)
+  const byReason = counts.map((row) => ({
+    state: row.state,
+    reasonClass: row.reason_class,
+    count: row.count,
+  }))
+  const executions: Record<string, ReportValue>[] = rows.map((row) => ({
+    id: row.id,
+    created_at: new Date(row.created_at_ms).toISOString(),
+    chain_id: row.chain_id,
+    ticker: row.ticker,
+    side: row.side,
+    amount: row.amount_in,
+    amount_unit: row.amount_type === 'stablecoin' ? 'asset' : 'shares',
+    strategy: row.strategy,
+    state: row.state,
+    reason_class: row.reason_class,
+    reason: row.reason,
+  }))
   const sharePct = (count: number) => percentOf(count, total)
   return {
     name: 'executions',
@@ -87,7 +92,7 @@ export function executionsReport(context: ReportContext, filter: ReportFilter): 
           { key: 'executions', title: 'Executions', kind: 'integer' },
           { key: 'share_pct', title: 'Share', kind: 'percent' },
         ],
-        rows: [...byReason.values()]
+        rows: byReason
           .sort(
             (a, b) =>
               a.state.localeCompare(b.state) ||
@@ -121,9 +126,14 @@ export function executionsReport(context: ReportContext, filter: ReportFilter): 
       },
     ],
     notes: [
+      ...(filter.limit !== undefined && rows.length < total
+        ? [
+            `The executions table shows the newest ${rows.length} of the ${total} executions selected (--all shows every one); the counts cover all ${total}.`,
+          ]
+        : []),
       'Executions are selected by creation time (--since inclusive, --until exclusive), chain, ticker and strategy.',
       "Amounts are the intent's request in natural units: the asset to spend (unit asset) or a share quantity (unit shares).",
-      "The reason is the execution's last transition's; its class groups reasons: settled, in progress, guard <rule>, risk limit, kill switch, cancelled, no quote with enough validity, simulation failed, reverted on chain, mined after the quote expired, …, other.",
+      "The reason is the execution's last transition's; its class (kept with it, src/store/executionReasonClass.ts) groups reasons: settled, in progress, guard <rule>, risk limit, kill switch, cancelled, no quote with enough validity, simulation failed, reverted on chain, mined after the quote expired, …, other.",
       'Shares are percentages of the executions selected, rounded half up to two decimals.',
     ],
   }

@@ -1,18 +1,18 @@
 import { z } from 'zod'
-import { type ExchangeCode, isExchangeCode, marketCodes } from '../../domain/markets.js'
-import { defaultFxRates } from '../../domain/quotePrice.js'
-import { priceDecimals } from '../../domain/units.js'
-import { formatAmount } from '../formatAmount.js'
-import type { Report, ReportContext, ReportFilter, ReportValue } from '../types.js'
 import {
   divideHalfAway,
   type FillAmounts,
   fillPriceInMarketCurrency,
   fillPricePerShare,
   formatCentiBps,
-  slippageVsMarketCentiBps,
-  slippageVsQuoteCentiBps,
-} from './fillSlippage.js'
+} from '../../domain/fillSlippage.js'
+import { type ExchangeCode, isExchangeCode, marketCodes } from '../../domain/markets.js'
+import { defaultFxRates } from '../../domain/quotePrice.js'
+import { priceDecimals } from '../../domain/units.js'
+import { formatAmount } from '../formatAmount.js'
+import type { Report, ReportContext, ReportFilter, ReportValue } from '../types.js'
+import { selectLedgerDays } from './selectLedgerDays.js'
+import { tokensOfTicker } from './tokenScope.js'
 
 type FillReportRow = {
   id: number
@@ -29,6 +29,8 @@ type FillReportRow = {
   amount_out: string
   fee_amount: string
   block_time: number
+  slippage_vs_quote_cbps: number | null
+  slippage_vs_market_cbps: number | null
   strategy: string | null
   quote_json: string | null
   market_price: string | null
@@ -44,54 +46,67 @@ const quotePartSchema = z.object({
 /** Each market's currency. */
 const currencyOf: Record<ExchangeCode, string> = { 0: 'USD', 1: 'HKD', 3: 'KRW' }
 
-/** Per (chain, ticker): counts and sums of slippage in hundredths of a basis point. */
-type SlippageGroup = {
-  chainId: number
-  ticker: string
-  fills: number
-  vsQuote: bigint[]
-  vsMarket: bigint[]
-}
-
 /**
- * The `fills` report: every live fill (reversed ones are left out), oldest first, with its price
- * per share in the asset and in the market's currency (HKD, KRW, USD; converted at the FX rate),
- * its fee, and its slippage in basis points against its quote (the amount out the quote promised,
- * `executions.quote_json`) and against the market price when its intent was quoted
- * (`executions.market_price`, null for executions made before it was recorded). A second table
- * (`slippage`) averages both per chain and ticker. The filter selects fills by chain, ticker, the
+ * The `fills` report: live fills (reversed ones are left out), the newest `filter.limit` of the
+ * selection shown oldest first, with each one's price per share in the asset and in the market's
+ * currency (HKD, KRW, USD; converted at the FX rate), its fee, and its slippage in basis points
+ * against its quote (the amount out the quote promised) and against the market price when its
+ * intent was quoted (both computed when the fill was recorded: src/store/fillSlippageOf.ts). A
+ * second table (`slippage`) averages both per chain and token over the whole selection, from the
+ * ledger's daily figures. The filter selects fills by chain, ticker (current or former), the
  * strategy of their execution, and block time.
  *
  * @example
- * const report = fillsReport({ ledger, now: Date.now }, { ticker: 'AAPL' })
+ * const report = fillsReport({ ledger, now: Date.now }, { ticker: 'AAPL', limit: 100 })
  * report.tables[0].rows[0].slippage_vs_quote_bps // '0'
  */
 export function fillsReport(context: ReportContext, filter: ReportFilter): Report {
   const fxRates = context.fxRates ?? defaultFxRates
-  const rows = context.ledger.database
-    .prepare<Record<string, string | number | null>, FillReportRow>(
+  const database = context.ledger.database
+  const conditions = ['f.reversed_at_ms IS NULL']
+  const params: Record<string, string | number> = {}
+  if (filter.chainId !== undefined) {
+    conditions.push('f.chain_id = @chain_id')
+    params.chain_id = filter.chainId
+  }
+  if (filter.ticker !== undefined) {
+    const tokens = tokensOfTicker(database, filter.ticker)
+    conditions.push(
+      tokens.length === 0
+        ? '0'
+        : `(${tokens.map((_, index) => `(f.chain_id = @token_chain_${index} AND f.stock_token = @token_${index})`).join(' OR ')})`,
+    )
+    tokens.forEach((token, index) => {
+      params[`token_chain_${index}`] = token.chain_id
+      params[`token_${index}`] = token.token_address
+    })
+  }
+  if (filter.strategy !== undefined) {
+    conditions.push('e.strategy = @strategy')
+    params.strategy = filter.strategy
+  }
+  // Block time is in seconds: t·1000 >= since ⟺ t >= ceil(since/1000); likewise for until.
+  if (filter.sinceMs !== undefined) {
+    conditions.push('f.block_time >= @since_s')
+    params.since_s = Math.ceil(filter.sinceMs / 1000)
+  }
+  if (filter.untilMs !== undefined) {
+    conditions.push('f.block_time < @until_s')
+    params.until_s = Math.ceil(filter.untilMs / 1000)
+  }
+  if (filter.limit !== undefined) params.limit = filter.limit
+  const rows = database
+    .prepare<Record<string, string | number>, FillReportRow>(
       `SELECT f.id, f.chain_id, f.tx_hash, f.execution_id, f.quote_id, f.token_kind, f.asset_decimals, f.ticker,
               f.exchange, f.is_buy, f.amount_in, f.amount_out, f.fee_amount, f.block_time,
+              f.slippage_vs_quote_cbps, f.slippage_vs_market_cbps,
               e.strategy, e.quote_json, e.market_price, e.market_price_at_ms
        FROM fills f LEFT JOIN executions e ON e.id = f.execution_id
-       WHERE f.reversed_at_ms IS NULL
-         AND (@chain_id IS NULL OR f.chain_id = @chain_id)
-         AND (@ticker IS NULL OR f.ticker = @ticker)
-         AND (@strategy IS NULL OR e.strategy = @strategy)
-         AND (@since_ms IS NULL OR f.block_time * 1000 >= @since_ms)
-         AND (@until_ms IS NULL OR f.block_time * 1000 < @until_ms)
-       ORDER BY f.block_time, f.id`,
+       WHERE ${conditions.join(' AND ')}
+       ORDER BY f.block_time DESC, f.id DESC${filter.limit === undefined ? '' : ' LIMIT @limit'}`,
     )
-    .all({
-      chain_id: filter.chainId ?? null,
-      ticker: filter.ticker ?? null,
-      strategy: filter.strategy ?? null,
-      since_ms: filter.sinceMs ?? null,
-      until_ms: filter.untilMs ?? null,
-    })
-  const groups = new Map<string, SlippageGroup>()
-  let withoutMarketPrice = 0
-  let withoutQuote = 0
+    .all(params)
+    .reverse()
   const fills: Record<string, ReportValue>[] = rows.map((row) => {
     const exchange = isExchangeCode(row.exchange) ? row.exchange : undefined
     const fxRate = exchange === undefined ? undefined : fxRates[marketCodes[exchange]]
@@ -106,29 +121,7 @@ export function fillsReport(context: ReportContext, filter: ReportFilter): Repor
     const tokenDecimals = row.token_kind === 'share' ? 18 : 0
     const priced = amounts.stockAmount > 0n
     const quoted = quotedAmountOut(row)
-    const vsQuote =
-      quoted === undefined || quoted <= 0n
-        ? undefined
-        : slippageVsQuoteCentiBps({ filledOut: BigInt(row.amount_out), quotedOut: quoted })
     const marketPrice = row.market_price === null ? undefined : BigInt(row.market_price)
-    const vsMarket =
-      marketPrice !== undefined && marketPrice > 0n && fxRate !== undefined && priced
-        ? slippageVsMarketCentiBps(amounts, marketPrice, fxRate)
-        : undefined
-    if (quoted === undefined) withoutQuote += 1
-    if (marketPrice === undefined) withoutMarketPrice += 1
-    const groupKey = `${row.chain_id}\u0000${row.ticker}`
-    const group = groups.get(groupKey) ?? {
-      chainId: row.chain_id,
-      ticker: row.ticker,
-      fills: 0,
-      vsQuote: [],
-      vsMarket: [],
-    }
-    group.fills += 1
-    if (vsQuote !== undefined) group.vsQuote.push(vsQuote)
-    if (vsMarket !== undefined) group.vsMarket.push(vsMarket)
-    groups.set(groupKey, group)
     return {
       id: row.id,
       time: new Date(row.block_time * 1000).toISOString(),
@@ -152,32 +145,64 @@ export function fillsReport(context: ReportContext, filter: ReportFilter): Repor
       quoted_amount_out:
         quoted === undefined ? null : formatAmount(quoted, isBuy ? tokenDecimals : row.asset_decimals),
       amount_out: formatAmount(BigInt(row.amount_out), isBuy ? tokenDecimals : row.asset_decimals),
-      slippage_vs_quote_bps: vsQuote === undefined ? null : formatCentiBps(vsQuote),
-      slippage_vs_market_bps: vsMarket === undefined ? null : formatCentiBps(vsMarket),
+      slippage_vs_quote_bps:
+        row.slippage_vs_quote_cbps === null ? null : formatCentiBps(BigInt(row.slippage_vs_quote_cbps)),
+      slippage_vs_market_bps:
+        row.slippage_vs_market_cbps === null ? null : formatCentiBps(BigInt(row.slippage_vs_market_cbps)),
       tx_hash: row.tx_hash,
     }
   })
-  const mean = (values: readonly bigint[]) =>
-    values.length === 0
-      ? null
-      : formatCentiBps(
-          divideHalfAway(
-            values.reduce((sum, value) => sum + value, 0n),
-            BigInt(values.length),
-          ),
-        )
-  const worst = (values: readonly bigint[]) => {
-    const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    const last = sorted.at(-1)
-    return last === undefined ? null : formatCentiBps(last)
+  // The whole selection's averages, from the daily figures (not from the rows shown).
+  const {
+    sums: [byToken = []],
+    positions,
+  } = selectLedgerDays(database, filter, [{ token: true, strategy: true }])
+  const tickers = new Map(
+    positions.map((position) => [`${position.chainId}:${position.tokenAddress}`, position.ticker]),
+  )
+  type Group = {
+    chainId: number
+    ticker: string
+    fills: number
+    quote: [bigint, number]
+    market: [bigint, number]
+    worst: number | null
   }
+  const groups = new Map<string, Group>()
+  for (const sums of byToken) {
+    if (sums.corporateAction) continue
+    const key = `${sums.chainId}:${sums.tokenAddress}`
+    const group = groups.get(key) ?? {
+      chainId: sums.chainId,
+      ticker: tickers.get(key) ?? sums.tokenAddress,
+      fills: 0,
+      quote: [0n, 0],
+      market: [0n, 0],
+      worst: null,
+    }
+    group.fills += sums.buys + sums.sells
+    group.quote = [group.quote[0] + sums.quoteSlippageCbps, group.quote[1] + sums.quoteSlippageFills]
+    group.market = [group.market[0] + sums.marketSlippageCbps, group.market[1] + sums.marketSlippageFills]
+    if (sums.worstMarketSlippageCbps !== null)
+      group.worst = Math.max(group.worst ?? sums.worstMarketSlippageCbps, sums.worstMarketSlippageCbps)
+    groups.set(key, group)
+  }
+  const mean = ([sum, count]: [bigint, number]) =>
+    count === 0 ? null : formatCentiBps(divideHalfAway(sum, BigInt(count)))
+  const total = [...groups.values()].reduce((sum, group) => sum + group.fills, 0)
+  const withoutQuote = total - [...groups.values()].reduce((sum, group) => sum + group.quote[1], 0)
+  const withoutMarketPrice = total - [...groups.values()].reduce((sum, group) => sum + group.market[1], 0)
   const notes = [
-    'Fills are selected by block time (--since inclusive, --until exclusive), chain, ticker and the strategy of their execution; fills reversed by a reorg are left out.',
-    'Price: asset per whole share, the asset side (fee included on a buy, net of it on a sell) over the quantity. Price in currency: the same in the market currency (USD, HKD, KRW) at the FX rate the engine uses (config execution.fxRates, else its defaults: HKD 0.1285, KRW 0.00072).',
+    'Fills are selected by block time (--since inclusive, --until exclusive), chain, ticker (a renamed token matches its former tickers) and the strategy of their execution; fills reversed by a reorg are left out.',
+    'Price: asset per whole share, the asset side (fee included on a buy, net of it on a sell) over the quantity. Price in currency: the same in the market currency (USD, HKD, KRW) at the FX rate of the config (execution.fxRates, else the defaults: HKD 0.1285, KRW 0.00072).',
     "Slippage vs quote (bps): (quoted amount out − filled amount out) / quoted amount out × 10,000, against the execution's stored quote when the fill settled it. Positive: worse than quoted.",
-    'Slippage vs market (bps): the price in the market currency against the market price the engine read when it quoted the intent (executions.market_price): above it on a buy, below it on a sell is positive (worse). It includes the fee and the spread.',
-    'Basis points are rounded half away from zero to two decimals; the slippage table averages the fills of each chain and ticker.',
+    "Slippage vs market (bps): the fill's price against the market price the engine read when it quoted the intent (executions.market_price), converted at the FX rate the engine used then: above it on a buy, below it on a sell is positive (worse). It includes the fee and the spread.",
+    'Basis points are rounded half away from zero to two decimals, per fill when it is recorded; the slippage table averages those of every selected fill of each chain and token.',
   ]
+  if (filter.limit !== undefined && rows.length < total)
+    notes.unshift(
+      `The fills table shows the newest ${rows.length} of the ${total} fills selected (--all shows every one); the slippage table covers all ${total}.`,
+    )
   if (withoutMarketPrice > 0)
     notes.push(
       `${withoutMarketPrice} fill(s) have no market price at intent (executions made before it was recorded, or fills not attributed to an execution): their slippage vs market is null.`,
@@ -236,10 +261,10 @@ export function fillsReport(context: ReportContext, filter: ReportFilter): Repor
             chain_id: group.chainId,
             ticker: group.ticker,
             fills: group.fills,
-            avg_vs_quote_bps: mean(group.vsQuote),
-            fills_with_market_price: group.vsMarket.length,
-            avg_vs_market_bps: mean(group.vsMarket),
-            worst_vs_market_bps: worst(group.vsMarket),
+            avg_vs_quote_bps: mean(group.quote),
+            fills_with_market_price: group.market[1],
+            avg_vs_market_bps: mean(group.market),
+            worst_vs_market_bps: group.worst === null ? null : formatCentiBps(BigInt(group.worst)),
           })),
       },
     ],

@@ -1,9 +1,11 @@
+import type Database from 'better-sqlite3'
 import type { Report, ReportContext, ReportFilter } from '../types.js'
 import { executionFilterSql } from './executionFilterSql.js'
 
 type LatencyRow = {
   chain_id: number
-  stage: string
+  /** 1, 2, 3: the index in {@link stages} plus one. */
+  stage: number
   samples: number
   p50: number
   p90: number
@@ -12,33 +14,45 @@ type LatencyRow = {
   mean: number
 }
 
-/** The stages, in pipeline order: key, title, and the SQL of their duration per execution. */
+/** The stages, in pipeline order: key, title, and the executions column holding their duration. */
 const stages = [
-  { key: 'intent_to_quote', title: 'intent → quote' },
-  { key: 'quote_to_broadcast', title: 'quote → broadcast' },
-  { key: 'broadcast_to_inclusion', title: 'broadcast → inclusion' },
+  { key: 'intent_to_quote', title: 'intent → quote', column: 'intent_to_quote_ms' },
+  { key: 'quote_to_broadcast', title: 'quote → broadcast', column: 'quote_to_broadcast_ms' },
+  { key: 'broadcast_to_inclusion', title: 'broadcast → inclusion', column: 'broadcast_to_inclusion_ms' },
 ] as const
+
+const percentiles = [50, 90, 99] as const
+
+/** Nearest rank: the p-th percentile of n sorted values is the one of rank ceil(p·n/100). */
+const rankOf = (p: number, n: number) => Math.max(1, Math.ceil((p * n) / 100))
+
+/** A mean of whole ms, rounded half away from zero. */
+const meanOf = (sum: number, n: number) => Math.sign(sum) * Math.round(Math.abs(sum) / n)
 
 /**
  * The `latency` report: percentiles (p50, p90, p99, max, nearest rank) and the mean per chain of
- * each stage of the pipeline, from `execution_events` in one SQL statement:
- * intent → quote (the execution's creation to its first `quoted` event), quote → broadcast (the
- * last `quoted` event before `submitted` to the first `submitted` event, which is recorded when
- * the execute is signed, right before its broadcast) and broadcast → inclusion (`submitted` to the
- * first `confirmed` event). An execution counts in each stage it reached. The filter selects
- * executions by chain, ticker, strategy and creation time.
+ * each stage of the pipeline, from the times each execution first reached a stage (kept on the
+ * execution by a trigger on its events, migration 7): intent → quote (the execution's creation to
+ * its first `quoted` event), quote → broadcast (the last `quoted` event before `submitted` to the
+ * first `submitted` event, which is recorded when the execute is signed, right before its
+ * broadcast) and broadcast → inclusion (`submitted` to the first `confirmed` event). An execution
+ * counts in each stage it reached. The filter selects executions by chain, ticker, strategy and
+ * creation time. Unfiltered (or by chain only), each percentile is read by its rank from the
+ * stage's index; otherwise the selected durations are sorted.
  *
  * @example
  * const report = latencyReport({ ledger, now: Date.now }, { chainId: 31337 })
  * report.tables[0].rows // [{ chain_id: 31337, stage: 'intent → quote', samples: 12, p50_ms: 41, … }, …]
  */
 export function latencyReport(context: ReportContext, filter: ReportFilter): Report {
-  const { where, params } = executionFilterSql(filter, 'e')
-  // Nearest rank: the p-th percentile of n sorted values is the value of rank ceil(p·n/100), i.e.
-  // the smallest value whose rank r has r·100 >= p·n.
-  const rows = context.ledger.database
-    .prepare<Record<string, string | number | null>, LatencyRow>(latencySql(where))
-    .all(params)
+  const narrowed =
+    filter.ticker !== undefined ||
+    filter.strategy !== undefined ||
+    filter.sinceMs !== undefined ||
+    filter.untilMs !== undefined
+  const rows = narrowed
+    ? latencyBySorting(context.ledger.database, filter)
+    : latencyByRank(context.ledger.database, filter.chainId)
   return {
     name: 'latency',
     generatedAt: new Date(context.now()).toISOString(),
@@ -59,7 +73,7 @@ export function latencyReport(context: ReportContext, filter: ReportFilter): Rep
         ],
         rows: rows.map((row) => ({
           chain_id: row.chain_id,
-          stage: stages[Number(row.stage) - 1]?.title ?? String(row.stage),
+          stage: stages[row.stage - 1]?.title ?? String(row.stage),
           samples: row.samples,
           p50_ms: row.p50,
           p90_ms: row.p90,
@@ -70,7 +84,7 @@ export function latencyReport(context: ReportContext, filter: ReportFilter): Rep
       },
     ],
     notes: [
-      'Computed in SQL from execution_events (at_ms, the ledger clock in ms) for the executions selected by creation time, chain, ticker and strategy.',
+      'From the time each execution first reached each stage (execution_events at_ms, the ledger clock in ms, kept on the execution as its events are written), for the executions selected by creation time, chain, ticker and strategy.',
       "intent → quote: the execution's creation to its first 'quoted' event (includes quote retries' first request only).",
       "quote → broadcast: the last 'quoted' event before 'submitted' (the quote actually sent) to the first 'submitted' event, recorded when the execute is signed, right before its broadcast; it covers the guard, the simulation, approvals and signing.",
       "broadcast → inclusion: 'submitted' to the first 'confirmed' event, recorded when the receipt (at the configured confirmations) and its fill were processed.",
@@ -80,35 +94,98 @@ export function latencyReport(context: ReportContext, filter: ReportFilter): Rep
 }
 
 /**
- * The latency statement over the executions `where` selects (alias `e`): per chain and stage,
- * samples, nearest-rank p50/p90/p99, max and mean. Exported for bench:report's query variants.
+ * Per chain and stage, by rank on the stage's index (`executions_<stage>`, partial: durations only):
+ * a count, sum and max, then one index seek per percentile.
+ *
+ * @example
+ * latencyByRank(ledger.database, 31337)
  */
-export const latencySql = (where: string): string =>
-  `WITH marks AS (
-     SELECT e.id, e.chain_id, e.created_at_ms AS created,
-       (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'quoted') AS first_quoted,
-       (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'submitted') AS submitted,
-       (SELECT min(at_ms) FROM execution_events WHERE execution_id = e.id AND to_state = 'confirmed') AS confirmed
-     FROM executions e WHERE ${where}
-   ),
-   durations AS (
-     SELECT chain_id, 1 AS stage_order, first_quoted - created AS ms FROM marks WHERE first_quoted IS NOT NULL
-     UNION ALL
-     SELECT m.chain_id, 2, m.submitted - (SELECT max(at_ms) FROM execution_events
-         WHERE execution_id = m.id AND to_state = 'quoted' AND at_ms <= m.submitted)
-       FROM marks m WHERE m.submitted IS NOT NULL AND m.first_quoted IS NOT NULL
-     UNION ALL
-     SELECT chain_id, 3, confirmed - submitted FROM marks WHERE submitted IS NOT NULL AND confirmed IS NOT NULL
-   ),
-   ranked AS (
-     SELECT chain_id, stage_order, ms,
-       row_number() OVER (PARTITION BY chain_id, stage_order ORDER BY ms) AS rank,
-       count(*) OVER (PARTITION BY chain_id, stage_order) AS n
-     FROM durations WHERE ms IS NOT NULL
-   )
-   SELECT chain_id, stage_order AS stage, count(*) AS samples,
-     min(CASE WHEN rank * 100 >= 50 * n THEN ms END) AS p50,
-     min(CASE WHEN rank * 100 >= 90 * n THEN ms END) AS p90,
-     min(CASE WHEN rank * 100 >= 99 * n THEN ms END) AS p99,
-     max(ms) AS max, CAST(round(avg(ms)) AS INTEGER) AS mean
-   FROM ranked GROUP BY chain_id, stage_order ORDER BY chain_id, stage_order`
+export function latencyByRank(database: Database.Database, chainId: number | undefined): LatencyRow[] {
+  const chains =
+    chainId !== undefined
+      ? [chainId]
+      : database
+          .prepare<[], { id: number }>(
+            // Distinct chains by successive index seeks, not by reading every execution.
+            `WITH RECURSIVE chains (id) AS (
+               SELECT min(chain_id) FROM executions
+               UNION ALL SELECT (SELECT min(chain_id) FROM executions WHERE chain_id > chains.id) FROM chains
+                 WHERE chains.id IS NOT NULL)
+             SELECT id FROM chains WHERE id IS NOT NULL`,
+          )
+          .all()
+          .map((row) => row.id)
+  const rows: LatencyRow[] = []
+  for (const chain of chains)
+    stages.forEach((stage, index) => {
+      const totals = database
+        .prepare<[number], { n: number; sum: number | null; max: number | null }>(
+          `SELECT count(*) AS n, sum(${stage.column}) AS sum, max(${stage.column}) AS max FROM executions
+           WHERE chain_id = ? AND ${stage.column} IS NOT NULL`,
+        )
+        .get(chain) as { n: number; sum: number | null; max: number | null }
+      if (totals.n === 0) return
+      const at = database
+        .prepare<[number, number], number>(
+          `SELECT ${stage.column} FROM executions WHERE chain_id = ? AND ${stage.column} IS NOT NULL
+           ORDER BY ${stage.column} LIMIT 1 OFFSET ?`,
+        )
+        .pluck()
+      const [p50, p90, p99] = percentiles.map((p) => at.get(chain, rankOf(p, totals.n) - 1) as number)
+      rows.push({
+        chain_id: chain,
+        stage: index + 1,
+        samples: totals.n,
+        p50: p50 as number,
+        p90: p90 as number,
+        p99: p99 as number,
+        max: totals.max as number,
+        mean: meanOf(totals.sum ?? 0, totals.n),
+      })
+    })
+  return rows
+}
+
+/**
+ * Per chain and stage, by sorting the durations of the executions `filter` selects.
+ *
+ * @example
+ * latencyBySorting(ledger.database, { ticker: 'AAPL' })
+ */
+export function latencyBySorting(database: Database.Database, filter: ReportFilter): LatencyRow[] {
+  const { where, params } = executionFilterSql(filter, 'e')
+  const durations = new Map<number, number[][]>()
+  for (const [chain, ...values] of database
+    .prepare<Record<string, string | number>, (number | null)[]>(
+      `SELECT e.chain_id, ${stages.map((stage) => `e.${stage.column}`).join(', ')} FROM executions e WHERE ${where}`,
+    )
+    .raw()
+    .iterate(params)) {
+    let byStage = durations.get(chain as number)
+    if (!byStage) durations.set(chain as number, (byStage = stages.map(() => [])))
+    values.forEach((value, index) => {
+      if (value !== null) byStage[index]?.push(value)
+    })
+  }
+  const rows: LatencyRow[] = []
+  for (const chain of [...durations.keys()].sort((a, b) => a - b))
+    durations.get(chain)?.forEach((values, index) => {
+      if (values.length === 0) return
+      const sorted = Float64Array.from(values).sort()
+      const n = sorted.length
+      rows.push({
+        chain_id: chain,
+        stage: index + 1,
+        samples: n,
+        p50: sorted[rankOf(50, n) - 1] as number,
+        p90: sorted[rankOf(90, n) - 1] as number,
+        p99: sorted[rankOf(99, n) - 1] as number,
+        max: sorted[n - 1] as number,
+        mean: meanOf(
+          values.reduce((sum, value) => sum + value, 0),
+          n,
+        ),
+      })
+    })
+  return rows
+}

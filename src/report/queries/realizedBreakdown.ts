@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3'
+
 import type { PositionState } from '../../store/positionAccounting.js'
 import type { ReportFilter } from '../types.js'
-import { foldLedger, type LedgerStep } from './foldLedger.js'
-import { tokenScope } from './tokenScope.js'
+import { type DaySums, selectLedgerDays } from './selectLedgerDays.js'
 
 /** Sums of one group (a day, a strategy, a token, a chain) in one asset, base units. */
 export type RealizedSums = {
@@ -30,98 +30,72 @@ export type RealizedBreakdown = {
   byStrategy: Map<string, RealizedSums>
   byToken: Map<string, RealizedSums & { ticker: string; tokenAddress: string }>
   byAsset: Map<string, RealizedSums>
-  /** Final positions of the tokens in scope (the whole fold, whatever the time filter). */
+  /** Current positions of the tokens in scope (whatever the strategy and time filters). */
   positions: Map<string, PositionState>
   first: number | undefined
   last: number | undefined
 }
 
 /**
- * Replays the average-cost fold ({@link foldLedger}) and sums what the steps selected by `filter`
- * realized, paid in fees, bought and sold: per UTC day, per strategy (of the fill's execution;
- * adjustments under "(corporate action)"), per token and per asset. The fold always runs over a
- * token's whole history (cost basis depends on it); the filter only selects which steps count:
- * chain, ticker (current or former), strategy (fills of that strategy only) and time
- * (fills by block time, adjustments by recording time; since inclusive, until exclusive).
+ * Sums what the fills, adjustments and renames selected by `filter` realized (by the average-cost
+ * fold, src/store/positionAccounting.ts: each step's figure is stored with it when it is recorded,
+ * so the sums equal the positions table), paid in fees, bought and sold: per UTC day, per strategy
+ * (of the fill's execution; adjustments under "(corporate action)"), per token and per asset, from
+ * the ledger's daily figures ({@link selectLedgerDays}). The filter selects chain, ticker (current
+ * or former), strategy (fills of that strategy only) and time (fills by block time, adjustments by
+ * recording time; since inclusive, until exclusive).
  *
  * @example
  * const { byDay } = realizedBreakdown(ledger.database, { sinceMs: Date.UTC(2026, 0, 1) })
  * for (const [key, sums] of byDay) console.log(key, sums.realized)
  */
 export function realizedBreakdown(database: Database.Database, filter: ReportFilter): RealizedBreakdown {
-  const result: RealizedBreakdown = {
-    byDay: new Map(),
-    byStrategy: new Map(),
-    byToken: new Map(),
-    byAsset: new Map(),
-    positions: new Map(),
-    first: undefined,
-    last: undefined,
-  }
-  const counts = (step: LedgerStep) => {
-    if (filter.sinceMs !== undefined && step.atMs < filter.sinceMs) return false
-    if (filter.untilMs !== undefined && step.atMs >= filter.untilMs) return false
-    if (filter.strategy !== undefined) return step.kind === 'fill' && step.strategy === filter.strategy
-    return true
-  }
-  result.positions = foldLedger(
-    database,
-    { chainId: filter.chainId, inScope: tokenScope(database, filter) },
-    (step) => {
-      if (!counts(step)) return
-      result.first = result.first === undefined ? step.atMs : Math.min(result.first, step.atMs)
-      result.last = result.last === undefined ? step.atMs : Math.max(result.last, step.atMs)
-      const asset = `${step.chainId}:${step.assetToken}`
-      const day = new Date(step.atMs).toISOString().slice(0, 10)
-      const strategy = step.kind === 'fill' ? (step.strategy ?? noStrategy) : corporateActionStrategy
-      add(result.byDay, `${day}|${asset}`, step)
-      add(result.byStrategy, `${strategy}|${asset}`, step)
-      add(result.byAsset, asset, step)
-      const token = add(result.byToken, `${step.chainId}:${step.tokenAddress}`, step, {
-        ticker: step.ticker,
-        tokenAddress: step.tokenAddress,
-      })
-      token.ticker = step.ticker
-    },
+  const {
+    sums: [days = [], strategies = [], tokens = [], assets = []],
+    positions,
+  } = selectLedgerDays(database, filter, [{ day: true }, { strategy: true }, { token: true }, {}])
+  const byPosition = new Map(
+    positions.map((position) => [`${position.chainId}:${position.tokenAddress}`, position]),
   )
-  return result
+  const asset = (sums: DaySums) => `${sums.chainId}:${sums.assetToken}`
+  const strategyLabel = (sums: DaySums) =>
+    sums.corporateAction ? corporateActionStrategy : sums.strategy === '' ? noStrategy : sums.strategy
+  return {
+    byDay: new Map(days.map((sums) => [`${sums.day}|${asset(sums)}`, realizedSums(sums)])),
+    byStrategy: new Map(
+      strategies.map((sums) => [`${strategyLabel(sums)}|${asset(sums)}`, realizedSums(sums)]),
+    ),
+    byToken: new Map(
+      tokens.map((sums) => {
+        const key = `${sums.chainId}:${sums.tokenAddress}`
+        return [
+          key,
+          {
+            ...realizedSums(sums),
+            ticker: byPosition.get(key)?.ticker ?? sums.tokenAddress,
+            tokenAddress: sums.tokenAddress,
+          },
+        ]
+      }),
+    ),
+    byAsset: new Map(assets.map((sums) => [asset(sums), realizedSums(sums)])),
+    positions: byPosition,
+    first: assets.length === 0 ? undefined : Math.min(...assets.map((sums) => sums.firstAtMs)),
+    last: assets.length === 0 ? undefined : Math.max(...assets.map((sums) => sums.lastAtMs)),
+  }
 }
 
-function add<Extra extends object>(
-  groups: Map<string, RealizedSums & Extra>,
-  key: string,
-  step: LedgerStep,
-  extra?: Extra,
-): RealizedSums & Extra {
-  let sums = groups.get(key)
-  if (!sums) {
-    sums = {
-      chainId: step.chainId,
-      assetToken: step.assetToken,
-      assetDecimals: step.assetDecimals,
-      realized: 0n,
-      fees: 0n,
-      bought: 0n,
-      sold: 0n,
-      buys: 0,
-      sells: 0,
-      corporateActions: 0,
-      ...(extra as Extra),
-    }
-    groups.set(key, sums)
+function realizedSums(sums: DaySums): RealizedSums {
+  return {
+    chainId: sums.chainId,
+    assetToken: sums.assetToken,
+    assetDecimals: sums.assetDecimals,
+    realized: sums.realized,
+    fees: sums.fees,
+    bought: sums.bought,
+    sold: sums.sold,
+    buys: sums.buys,
+    sells: sums.sells,
+    corporateActions: sums.corporateActions,
   }
-  sums.realized += step.realized
-  if (step.kind === 'fill') {
-    sums.fees += step.fee
-    if (step.isBuy) {
-      sums.bought += step.assetAmount
-      sums.buys += 1
-    } else {
-      sums.sold += step.assetAmount
-      sums.sells += 1
-    }
-  } else {
-    sums.corporateActions += 1
-  }
-  return sums
 }

@@ -16,12 +16,26 @@ export function tokenScope(
   filter: Pick<ReportFilter, 'ticker' | 'chainId'>,
 ): ((chainId: number, tokenAddress: string) => boolean) | undefined {
   if (filter.ticker === undefined) return undefined
-  const rows = database
+  const keys = new Set(
+    tokensOfTicker(database, filter.ticker).map((row) => `${row.chain_id}:${row.token_address}`),
+  )
+  return (chainId, tokenAddress) => keys.has(`${chainId}:${tokenAddress}`)
+}
+
+/**
+ * The tokens that carry `ticker` now or carried it before a ticker change.
+ *
+ * @example
+ * tokensOfTicker(ledger.database, 'AAPL') // [{ chain_id: 31337, token_address: '0xAbc…' }]
+ */
+export function tokensOfTicker(
+  database: Database.Database,
+  ticker: string,
+): { chain_id: number; token_address: string }[] {
+  return database
     .prepare<{ ticker: string }, { chain_id: number; token_address: string }>(
       `SELECT chain_id, token_address FROM positions WHERE ticker = @ticker
        UNION SELECT chain_id, token_address FROM position_renames WHERE from_ticker = @ticker OR to_ticker = @ticker`,
     )
-    .all({ ticker: filter.ticker })
-  const keys = new Set(rows.map((row) => `${row.chain_id}:${row.token_address}`))
-  return (chainId, tokenAddress) => keys.has(`${chainId}:${tokenAddress}`)
+    .all({ ticker })
 }

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3'
+import { divideHalfAway } from '../../domain/fillSlippage.js'
 import { exchangeNames, isExchangeCode, marketCodes } from '../../domain/markets.js'
 import { defaultFxRates, marketPriceInAsset } from '../../domain/quotePrice.js'
 import { parsePrice, priceDecimals } from '../../domain/units.js'
 import type { PositionState } from '../../store/positionAccounting.js'
 import type { ReportContext } from '../types.js'
-import { divideHalfAway } from './fillSlippage.js'
 
 const priceScale = 10n ** BigInt(priceDecimals)
 const currencyOfExchange: Readonly<Record<number, string>> = { 0: 'USD', 1: 'HKD', 3: 'KRW' }

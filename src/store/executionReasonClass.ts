@@ -1,4 +1,4 @@
-import type { ExecutionState } from '../../store/index.js'
+import type { ExecutionState } from './executionStates.js'
 
 /** Classes of an execution's last reason, in the order they are tried (the first match wins). */
 const reasonClasses: readonly { readonly class: string; readonly pattern: RegExp }[] = [

@@ -1,4 +1,4 @@
-import { priceDecimals, shareDecimals } from '../../domain/units.js'
+import { priceDecimals, shareDecimals } from './units.js'
 
 // The exact arithmetic of the fills report, in bigints: prices per share and slippage in basis
 // points, each rounded once, half away from zero, at the end.
