@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { getBlock } from 'viem/actions'
+import { plural } from '../domain/plural.js'
 import { publicClientFor } from '../sandbox/chainClients.js'
 import { fundWallet } from '../sandbox/fundWallet.js'
 import { defaultKeySeed, sandboxKey } from '../sandbox/keys.js'
@@ -82,6 +83,20 @@ export async function startEmbeddedSandbox(
     await sandbox.stop()
     throw error
   }
+}
+
+/**
+ * What becomes of the executions an embedded run leaves unfinished: nothing recovers them, because
+ * the sandbox's chains end with the run and the next start archives this ledger (see
+ * {@link startEmbeddedSandbox}); they stay in it as they are.
+ *
+ * @example
+ * unfinishedLeftByEmbeddedRun(2, 'data/stockroute.sqlite')
+ * // '2 executions left unfinished: the embedded sandbox's chains end with this run, so they stay as they are in data/stockroute.sqlite, which the next start moves to data/archive/'
+ */
+export function unfinishedLeftByEmbeddedRun(count: number, ledgerPath: string): string {
+  if (count === 0) return 'nothing left unfinished'
+  return `${plural(count, 'execution')} left unfinished: the embedded sandbox's chains end with this run, so they stay as they are in ${ledgerPath}, which the next start moves to ${join(dirname(ledgerPath), 'archive')}/`
 }
 
 /** The chains a ledger was written for, by their genesis block hashes, kept beside it. */

@@ -1,4 +1,5 @@
 import { createServiceClient } from '../api/createServiceClient.js'
+import { plural } from '../domain/plural.js'
 import type { EngineHookFunctions } from '../engine/context.js'
 import { createEngine, type Engine } from '../engine/createEngine.js'
 import type { Sandbox } from '../sandbox/startSandbox.js'
@@ -6,7 +7,8 @@ import { type Ledger, openLedger } from '../store/openLedger.js'
 import { createStrategy } from '../strategy/index.js'
 import { type ActivityPrinter, createActivityPrinter, transactionEventLine } from './activity.js'
 import type { DaemonConfig, StockrouteConfig } from './config.js'
-import { startEmbeddedSandbox } from './embeddedSandbox.js'
+import { drainEngine } from './drainEngine.js'
+import { startEmbeddedSandbox, unfinishedLeftByEmbeddedRun } from './embeddedSandbox.js'
 import { engineChainConfigsOf, engineSettingsOf } from './engineConfig.js'
 import type { DaemonStatus } from './healthRoutes.js'
 import { messageOf, refreshTokenList, type TokenListEntry } from './jobs/index.js'
@@ -19,7 +21,7 @@ import { scheduleDaemonJobs } from './scheduleDaemonJobs.js'
 import { type DaemonApi, startDaemonApi } from './startDaemonApi.js'
 import { startDaemonNotifier } from './startDaemonNotifier.js'
 import { createStrategyControl } from './strategyControl.js'
-import { createStrategyRunner, type TickReport } from './strategyRunner.js'
+import { createStrategyRunner } from './strategyRunner.js'
 import { walletsOf } from './wallets.js'
 
 export type StartDaemonParameters = {
@@ -38,8 +40,13 @@ export type DaemonReport = {
   durationMs: number
   /** Executions that ended during the run, by state. */
   executions: Record<'confirmed' | 'failed' | 'expired' | 'rejected', number>
-  /** Executions left unfinished at stop (submitted ones wait for the next start's recovery). */
+  /**
+   * Executions left unfinished at stop: on a real deployment, submitted ones wait for the next
+   * start's recovery; on an embedded sandbox, whose chains end with the run, they stay as they are.
+   */
   unfinished: number
+  /** True when the run traded on an embedded sandbox (its chains and ledger end with the run). */
+  embedded: boolean
 }
 
 /** A running daemon. */
@@ -140,7 +147,12 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     resources.engine = engine
     // Before recovery: the notifier's first read marks where new sinks start, so recovery's events count.
     resources.notifier = startDaemonNotifier({ config, ledger, engine, logger })
-    const printer = createActivityPrinter({ ledger, chains: engine.chains, write })
+    const printer = createActivityPrinter({
+      ledger,
+      chains: engine.chains,
+      write,
+      fxRates: engine.settings.fxRates,
+    })
     activity = printer
     progress(`${walletsBanner(engine)}; ledger ${ledgerPath}`)
 
@@ -150,7 +162,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
         if (report.executions.length > 0 || report.fillsRecorded > 0) {
           ledger.events.append('recovery', {
             data: {
-              message: `recovered ${report.executions.length} unfinished executions, ${report.fillsRecorded} fills from the logs`,
+              message: `recovered ${plural(report.executions.length, 'unfinished execution')}, ${plural(report.fillsRecorded, 'fill')} from the logs`,
               executions: report.executions.map((e) => ({
                 executionId: e.executionId,
                 from: e.from,
@@ -160,7 +172,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
             },
           })
           write(
-            `recovered ${report.executions.length} unfinished executions (${report.executions.map((e) => `${e.executionId} ${e.from}→${e.to}`).join(', ') || 'none'}), ${report.fillsRecorded} fills from the logs`,
+            `recovered ${plural(report.executions.length, 'unfinished execution')} (${report.executions.map((e) => `${e.executionId} ${e.from}→${e.to}`).join(', ') || 'none'}), ${plural(report.fillsRecorded, 'fill')} from the logs`,
           )
         }
         logger.info({ recovery: report }, 'recovery done')
@@ -213,8 +225,10 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     const runTick = () => {
       tickInProgress = (async () => {
         try {
-          status.lastTick = await tick()
-          logTick(logger, status.lastTick)
+          const report = await tick()
+          status.lastTick = report
+          const { prices, submitted, refused } = report
+          logger.info({ prices, submitted, refused: refused.length }, 'market-data tick')
         } catch (error) {
           logger.error({ error: messageOf(error) }, 'market-data tick failed')
         }
@@ -258,7 +272,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
         : 'no tick yet'
       const open = ledger.executions.listUnfinishedExecutions().length
       const discrepancies = status.lastReconciliation
-        ? `${status.lastReconciliation.discrepancies} discrepancies`
+        ? plural(status.lastReconciliation.discrepancies, 'discrepancy', 'discrepancies')
         : 'not reconciled yet'
       write(printer.summary([`${open} in flight`, tickNote, discrepancies]))
     }, settings.summaryIntervalSeconds * 1000)
@@ -266,7 +280,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
 
     runTick()
     write(
-      `trading ${strategies.length} strategies on chains ${chainIds.join(', ')}${parameters.durationSeconds ? ` for ${parameters.durationSeconds} s` : ' until Ctrl-C'}`,
+      `trading ${plural(strategies.length, 'strategy', 'strategies')} on chains ${chainIds.join(', ')}${parameters.durationSeconds ? ` for ${parameters.durationSeconds} s` : ' until Ctrl-C'}`,
     )
 
     let stopping: Promise<DaemonReport> | undefined
@@ -290,19 +304,23 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
         )
         clearTimeout(durationTimer)
         clearTimeout(tickTimer)
+        // The jobs only read, or catch up on what the next run catches up on too: they are aborted
+        // at once instead of being waited out (an RPC read may take its whole timeout).
+        for (const activity of jobs.activities()) write(`waiting for ${activity}`)
+        const jobsStopped = jobs.stop(new Error(`the daemon is stopping (${reason})`))
         // A tick in progress may still submit: let it end before the engine stops taking intents.
         await tickInProgress
         clearInterval(summaryTimer)
-        await jobs.stop()
+        await jobsStopped
         await resources.api?.close()
-        const closed = engine.close()
-        const graceOver = new Promise<'grace over'>((resolve) =>
-          setTimeout(resolve, settings.shutdownGraceMs, 'grace over').unref(),
-        )
-        if ((await Promise.race([closed.then(() => 'closed' as const), graceOver])) === 'grace over') {
-          shutdown.abort(new Error(`the daemon is stopping (${reason})`))
-          await closed
-        }
+        // The sandbox's chains and service stay up until the engine has drained on them.
+        await drainEngine({
+          closed: engine.close(),
+          ledger,
+          write,
+          graceMs: settings.shutdownGraceMs,
+          abort: () => shutdown.abort(new Error(`the daemon is stopping (${reason})`)),
+        })
         await recovery
         const counts = printer.counts()
         const report: DaemonReport = {
@@ -315,8 +333,10 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
             rejected: counts.rejected,
           },
           unfinished: ledger.executions.listUnfinishedExecutions().length,
+          embedded: sandbox !== undefined,
         }
-        write(printer.summary([`${report.unfinished} left unfinished for the next start`]))
+        const left = sandbox ? unfinishedLeftByEmbeddedRun(report.unfinished, ledgerPath) : undefined
+        write(printer.summary([left ?? `${report.unfinished} left unfinished for the next start`]))
         logger.info({ report }, 'daemon stopped')
         // After the engine: the last transitions and fills are in the outbox, sent at the next start.
         await resources.notifier?.stop()
@@ -346,6 +366,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
           durationMs: Date.now() - startedAt,
           executions: none,
           unfinished: 0,
+          embedded: sandbox !== undefined,
         })
       })
     })
@@ -373,14 +394,4 @@ function walletsBanner(engine: Pick<Engine, 'chains'>): string {
     return `chain ${chain.chainId}: ${main} (main)${extra.map((address) => `, ${address}`).join('')}`
   })
   return `wallets ${chains.join('; ')}`
-}
-
-function logTick(
-  logger: { info: (fields: Record<string, unknown>, message: string) => void },
-  report: TickReport,
-) {
-  logger.info(
-    { prices: report.prices, submitted: report.submitted, refused: report.refused.length },
-    'market-data tick',
-  )
 }

@@ -33,8 +33,11 @@ let exitHooksInstalled = false
 
 /**
  * Starts one anvil chain on 127.0.0.1 with the anvil binary shipped by npm `@foundry-rs/anvil`
- * (or `ANVIL_BIN`). The process is killed when this Node process exits or is interrupted, so no
- * orphan anvil outlives its owner.
+ * (or `ANVIL_BIN`). Anvil runs in a process group of its own, so the terminal's Ctrl-C (sent to the
+ * whole foreground group) reaches only this process, which decides when its chains stop: a daemon
+ * lets its executions in flight finish on them first. The process is still killed when this Node
+ * process exits, crashes or dies of a signal it does not handle, so no orphan anvil outlives its
+ * owner.
  *
  * @example
  * const anvil = await startAnvil({ chainId: 31337 })
@@ -61,7 +64,11 @@ export async function startAnvil(parameters: StartAnvilParameters): Promise<Anvi
     '0',
   ]
   if (blockTime !== undefined) args.push('--block-time', String(blockTime))
-  const child = spawn(anvilBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const [command, ...prefix] = withParentDeathSignal(anvilBinary())
+  const child = spawn(command ?? anvilBinary(), [...prefix, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
   running.add(child)
   const exited = new Promise<void>((resolve) => {
     const gone = () => {
@@ -151,6 +158,18 @@ export function anvilBinary(): string {
   )
 }
 
+/**
+ * On Linux, the command line that runs `binary` with SIGKILL as its parent-death signal (util-linux
+ * `setpriv` sets it, then execs anvil in the same pid): in its own process group anvil is no longer
+ * killed with ours, and this covers the one death no hook sees, a SIGKILL of this process.
+ * Elsewhere, the binary alone (the exit and signal hooks still apply).
+ */
+function withParentDeathSignal(binary: string): string[] {
+  if (process.platform !== 'linux') return [binary]
+  const setpriv = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path))
+  return setpriv ? [setpriv, '--pdeathsig', 'KILL', binary] : [binary]
+}
+
 /** PIDs of the anvil processes this Node process started and that still run. */
 export function runningAnvilPids(): number[] {
   return [...running].flatMap((child) => (child.pid === undefined ? [] : [child.pid]))
@@ -161,8 +180,12 @@ function killAll() {
 }
 
 /**
- * On exit, kill every child synchronously. On SIGINT/SIGTERM/SIGHUP, when the application has not
- * taken the signal itself, do the same and then die of that signal as Node would have.
+ * On exit (process.exit, the end of the event loop, an uncaught exception), kill every child
+ * synchronously. On SIGINT/SIGTERM/SIGHUP, when the application has no listener of its own for the
+ * signal, do the same and then die of it as Node would have; when it has one, it handles the stop
+ * (and stops its chains itself, or exits and the exit hook kills them). The signal listeners stay
+ * for the whole process, since an application may listen only for a while: anvil runs in its own
+ * process group, so a signal that killed this process by default would leave it running.
  */
 function installExitHooks() {
   if (exitHooksInstalled) return
@@ -170,9 +193,12 @@ function installExitHooks() {
   process.once('exit', killAll)
   for (const name of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const onSignal = () => {
+      if (process.listenerCount(name) > 1) return
       killAll()
-      if (process.listenerCount(name) === 0) process.kill(process.pid, name)
+      process.off(name, onSignal)
+      process.kill(process.pid, name)
     }
-    if (process.listenerCount(name) === 0) process.once(name, onSignal)
+    // First in line, so that it counts the application's one-shot listeners before they remove themselves.
+    process.prependListener(name, onSignal)
   }
 }

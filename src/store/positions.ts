@@ -8,7 +8,6 @@ export * from './positionAccounting.js'
 
 import {
   type ApplyPositionAdjustmentResult,
-  applyPositionEntry,
   type PositionAdjustment,
   type PositionEntry,
   PositionError,
@@ -20,16 +19,12 @@ import {
 
 import {
   type AdjustmentRow,
-  adjustmentEntryOfRow,
   checkTokenInfo,
   createPositionWriter,
-  type FillEntryRow,
-  fillEntryOfRow,
   type PositionRow,
   positionParameters,
   type RenameRow,
   recordOfRow,
-  renameEntryOfRow,
   renameRecordOfRow,
   sameState,
   stateOfRow,

@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
+import { unfinishedAtStopLine } from '../../src/cli/commands/start.js'
+import type { DaemonReport } from '../../src/daemon/startDaemon.js'
 import { openLedger } from '../../src/store/index.js'
 import { exitOf, repoRoot } from '../helpers/processes.js'
 
@@ -53,9 +55,11 @@ it('runs the embedded demo for a bounded time: trades on both chains, exits 0', 
   expect(first.stderr).toMatch(/chain 31337 \(Sandbox Alpha\) ready/)
   // One readable line per execution: side, ticker, amounts, price, chain, latency, tx hash.
   expect(first.stdout).toMatch(
-    /✓ buy {2}AAPL \d+ for [\d.]+ USDC @ [\d.]+ USDC {2}chain 31337 {2}\d+ ms {2}tx 0x[0-9a-f]{4}…[0-9a-f]{4}/,
+    /✓ buy {2}(AAPL \d+|\d+ AAPL) for [\d.]+ USDC @ [\d.]+ USDC {2}chain 31337 {2}\d+ ms {2}tx 0x[0-9a-f]{4}…[0-9a-f]{4}/,
   )
-  expect(first.stdout).toMatch(/✓ buy {2}0700 \d+00 for [\d.]+ USDT @ [\d.]+ USDT {2}chain 31338 /)
+  expect(first.stdout).toMatch(
+    /✓ buy {2}(0700 \d+00|\d+00 0700) for [\d.]+ USDT @ [\d.]+ USDT[^\n]* {2}chain 31338 /,
+  )
   expect(first.stdout).toMatch(/summary: \d+ executions in [\d.]+ min \(\d+ confirmed/)
   expect(first.stdout).toMatch(/stopped: duration of 12 s over/)
   const ledgerPath = join(folder, 'data', 'stockroute.sqlite')
@@ -71,4 +75,28 @@ it('runs the embedded demo for a bounded time: trades on both chains, exits 0', 
   expect(second.stderr).toMatch(/the previous sandbox run's ledger was moved to .*archive/)
   expect(readdirSync(join(folder, 'data', 'archive')).some((name) => name.endsWith('.sqlite'))).toBe(true)
   expect(existsSync(ledgerPath)).toBe(true)
+})
+
+it('says what becomes of executions left unfinished: on an embedded sandbox they stay as they are (its chains end with the run); on a real deployment the next start recovers them', () => {
+  const report = (embedded: boolean, unfinished: number): DaemonReport => ({
+    reason: 'SIGINT received',
+    durationMs: 1_000,
+    executions: { confirmed: 0, failed: 0, expired: 0, rejected: 0 },
+    unfinished,
+    embedded,
+  })
+  const ledgerPath = join('data', 'stockroute.sqlite')
+  expect(unfinishedAtStopLine(report(true, 1), ledgerPath)).toBe(
+    `1 execution left unfinished: the embedded sandbox's chains end with this run, so they stay as they are in ${ledgerPath}, which the next start moves to ${join('data', 'archive')}/`,
+  )
+  expect(unfinishedAtStopLine(report(true, 2), ledgerPath)).toMatch(
+    /^2 executions left unfinished: the embedded/,
+  )
+  expect(unfinishedAtStopLine(report(true, 2), ledgerPath)).not.toMatch(/recover/)
+  expect(unfinishedAtStopLine(report(false, 1), ledgerPath)).toBe(
+    '1 execution left unfinished: the next start recovers them',
+  )
+  expect(unfinishedAtStopLine(report(false, 3), ledgerPath)).toBe(
+    '3 executions left unfinished: the next start recovers them',
+  )
 })

@@ -1,9 +1,11 @@
 import { join } from 'node:path'
 import type { Command } from 'commander'
 import { ConfigError, loadDaemonConfig } from '../../daemon/config.js'
-import { startDaemon } from '../../daemon/startDaemon.js'
+import { unfinishedLeftByEmbeddedRun } from '../../daemon/embeddedSandbox.js'
+import { type DaemonReport, startDaemon } from '../../daemon/startDaemon.js'
+import { plural } from '../../domain/plural.js'
 import { parsePositiveInteger } from '../options.js'
-import { waitForShutdownSignal } from '../shutdown.js'
+import { listenForShutdownSignals } from '../shutdown.js'
 
 /** The configuration `stockroute start` runs without --config: the embedded demo. */
 export const defaultDaemonConfigPath = join(import.meta.dirname, '..', '..', '..', 'config', 'default.json')
@@ -11,7 +13,8 @@ export const defaultDaemonConfigPath = join(import.meta.dirname, '..', '..', '..
 /**
  * `stockroute start [--config FILE] [--duration SECONDS]`: runs the trading daemon until Ctrl-C,
  * SIGTERM or the duration; with the default config, on an embedded sandbox. Exit code 0 after a
- * clean stop, 2 for a bad configuration, 1 when it cannot start.
+ * clean stop (by the duration or by a signal), 2 for a bad configuration, 1 when it cannot start,
+ * 3 after a storage fault.
  *
  * @example
  * registerStartCommand(program)
@@ -44,13 +47,28 @@ export function registerStartCommand(program: Command) {
         return
       }
       const daemon = await startDaemon({ config, durationSeconds: options.duration })
-      const signalled = waitForShutdownSignal().then((signal) => daemon.stop(`${signal} received`))
+      let firstSignalAt = 0
+      // Kept listening while stopping: a second signal (npm forwarding the same Ctrl-C) must not
+      // kill the process before the executions in flight have finished.
+      const signals = listenForShutdownSignals((signal) => {
+        // The same Ctrl-C arrives twice under npm, within a moment: only a later one is news.
+        if (Date.now() - firstSignalAt > 1_000)
+          process.stderr.write(`${signal} again: already stopping, waiting for the executions in flight\n`)
+      })
+      const signalled = signals.first.then((signal) => {
+        firstSignalAt = Date.now()
+        return daemon.stop(`${signal} received`)
+      })
       const report = await Promise.race([daemon.done, signalled])
-      if (report.unfinished > 0)
-        process.stderr.write(
-          `${report.unfinished} executions left unfinished: the next start recovers them\n`,
-        )
-      // Timers of libraries (keep-alive sockets, file streams) must not hold the process open.
+      if (report.unfinished > 0) process.stderr.write(`${unfinishedAtStopLine(report, daemon.ledgerPath)}\n`)
+      // Timers of libraries (keep-alive sockets, file streams) must not hold the process open; a
+      // stop by signal is a clean stop (exit code 0), not a death by it.
       setTimeout(() => process.exit(process.exitCode ?? 0), 200).unref()
     })
+}
+
+/** What becomes of the executions a run left unfinished: recovered by the next start, unless the chains ended with the run. */
+export function unfinishedAtStopLine(report: DaemonReport, ledgerPath: string): string {
+  if (report.embedded) return unfinishedLeftByEmbeddedRun(report.unfinished, ledgerPath)
+  return `${plural(report.unfinished, 'execution')} left unfinished: the next start recovers them`
 }

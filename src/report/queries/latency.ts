@@ -162,7 +162,10 @@ export function latencyBySorting(database: Database.Database, filter: ReportFilt
     .raw()
     .iterate(params)) {
     let byStage = durations.get(chain as number)
-    if (!byStage) durations.set(chain as number, (byStage = stages.map(() => [])))
+    if (!byStage) {
+      byStage = stages.map(() => [])
+      durations.set(chain as number, byStage)
+    }
     values.forEach((value, index) => {
       if (value !== null) byStage[index]?.push(value)
     })

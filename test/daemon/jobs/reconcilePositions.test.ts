@@ -73,6 +73,8 @@ describe('reconcilePositions', () => {
         discrepancies: [],
         counts: { 'ledger-differs': 0, 'service-differs': 0, 'both-differ': 0, total: 0 },
         errors: [],
+        unsettled: [],
+        aborted: false,
       })
       expect(clean.warnings).toEqual([])
 
@@ -216,6 +218,8 @@ describe('reconcilePositions', () => {
         discrepancies: [],
         counts: { 'ledger-differs': 0, 'service-differs': 0, 'both-differ': 0, total: 0 },
         errors: [],
+        unsettled: [],
+        aborted: false,
       })
 
       // Counting the maker alone, the ledger holds more than the chain: the extra wallet's share.
