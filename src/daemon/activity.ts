@@ -1,8 +1,12 @@
-import { formatUnits } from 'viem'
-import { effectivePricePerShare } from '../domain/quotePrice.js'
+import { formatTokenAmount } from '../domain/formatTokenAmount.js'
+import { marketCodes } from '../domain/markets.js'
+import { localCurrencyPrice } from '../domain/priceInMarketCurrency.js'
+import { defaultFxRates, effectivePricePerShare, type FxRates } from '../domain/quotePrice.js'
 import type { ChainRuntime } from '../engine/chainRuntime.js'
 import type { EngineHookFunctions } from '../engine/context.js'
+import { isDryRunEnd } from '../engine/dryRunRecord.js'
 import type { ExecutionRecord, ExecutionState } from '../store/executions.js'
+import type { FillRecord } from '../store/fills.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionManagerEvent } from '../transactions/types.js'
 
@@ -17,21 +21,25 @@ export type ActivityPrinter = {
 const terminal: readonly ExecutionState[] = ['confirmed', 'failed', 'expired', 'rejected']
 
 /**
- * Prints a readable line for every execution that ends: side, ticker, amounts in natural units,
- * the price paid or received per share, the chain, the time from intent to end, the execute's hash;
- * or the reason it stopped.
+ * Prints a readable line for every execution that ends: side, quantity and ticker, the asset paid
+ * or received (at most 6 decimals), the price per share (for HK and KR stocks also in HKD or KRW,
+ * at `fxRates`), the chain, the time from intent to end, the execute's hash; or the reason it
+ * stopped (a dry run says so rather than "rejected").
  *
  * @example
  * const activity = createActivityPrinter({ ledger, chains: engine.chains, write: (line) => process.stdout.write(`${line}\n`) })
- * // 13:58:02 ✓ buy  AAPL 4 for 914.67 USDC @ 228.667 USDC  chain 31337  312 ms  tx 0x5c1e…9a0b
+ * // 13:58:02 ✓ buy  4 AAPL for 914.67 USDC @ 228.6675 USDC  chain 31337  312 ms  tx 0x5c1e…9a0b
+ * // 13:58:04 ✓ sell 100 0700 for 5350.9456 USDT @ 53.509456 USDT (416.416 HKD)  chain 31338  184 ms  tx 0xdd43…8c9b
  */
 export function createActivityPrinter(parameters: {
   ledger: Ledger
   chains: ReadonlyMap<number, ChainRuntime>
   write: (line: string) => void
   now?: (() => number) | undefined
+  /** The engine's FX rates (`engine.settings.fxRates`), for HK and KR prices in their currency; default the engine's defaults. */
+  fxRates?: FxRates | undefined
 }): ActivityPrinter {
-  const { ledger, chains, write, now = Date.now } = parameters
+  const { ledger, chains, write, now = Date.now, fxRates = defaultFxRates } = parameters
   const startedAt = now()
   const counts: Record<ExecutionState, number> = {
     intent: 0,
@@ -49,7 +57,7 @@ export function createActivityPrinter(parameters: {
       onTransition(event, execution) {
         if (!terminal.includes(event.to)) return
         counts[event.to] += 1
-        write(lineOf(ledger, chains, execution))
+        write(lineOf(ledger, chains, fxRates, execution))
       },
     },
     counts: () => counts,
@@ -70,35 +78,54 @@ export function createActivityPrinter(parameters: {
 function lineOf(
   ledger: Ledger,
   chains: ReadonlyMap<number, ChainRuntime>,
+  fxRates: FxRates,
   execution: ExecutionRecord,
 ): string {
   const elapsed = `${Math.max(0, execution.updatedAtMs - execution.createdAtMs)} ms`
   const where = `chain ${execution.chainId}`
-  const head = `${clock(execution.updatedAtMs)} ${execution.state === 'confirmed' ? '✓' : '✗'} ${execution.side.padEnd(4)} ${execution.ticker}`
-  if (execution.state !== 'confirmed')
-    return `${head} ${execution.state}: ${execution.reason}  ${where}  ${elapsed}`
-  const fills = ledger.fills.listFills({ executionId: execution.id })
-  const fill = fills[0]
+  if (execution.state !== 'confirmed') {
+    // A dry run that got to its end is not a failure: it says so, without the ✗.
+    const dryRun = isDryRunEnd(execution)
+    const mark = `${clock(execution.updatedAtMs)} ${dryRun ? '·' : '✗'} ${execution.side.padEnd(4)}`
+    return `${mark} ${execution.ticker} ${dryRun ? 'dry run' : execution.state}: ${execution.reason}  ${where}  ${elapsed}`
+  }
+  const fill = ledger.fills.listFills({ executionId: execution.id })[0]
   const symbol = chains.get(execution.chainId)?.asset.symbol ?? 'asset'
-  if (!fill) return `${head} confirmed  ${where}  ${elapsed}`
-  const decimals = fill.tokenKind === 'share' ? 18 : 0
-  const shares = formatUnits(fill.stockAmount, decimals)
-  const asset = formatUnits(fill.assetAmount, fill.assetDecimals)
+  return settledLine(execution, fill, symbol, fxRates)
+}
+
+/**
+ * The line of a confirmed execution from its fill: quantity and ticker, asset, price per share.
+ *
+ * @example
+ * settledLine(execution, fill, 'USDC', defaultFxRates) // '14:01:04 ✓ sell 1 AAPL for 229.14063 USDC @ 229.14063 USDC  chain 31337  62 ms  tx 0x1984…bdd5'
+ */
+export function settledLine(
+  execution: ExecutionRecord,
+  fill: FillRecord | undefined,
+  symbol: string,
+  fxRates: FxRates,
+): string {
+  const elapsed = `${Math.max(0, execution.updatedAtMs - execution.createdAtMs)} ms`
+  const where = `chain ${execution.chainId}`
+  const mark = `${clock(execution.updatedAtMs)} ✓ ${execution.side.padEnd(4)}`
+  if (!fill) return `${mark} ${execution.ticker} confirmed  ${where}  ${elapsed}`
+  const shares = formatTokenAmount(fill.stockAmount, fill.tokenKind === 'share' ? 18 : 0)
+  const asset = formatTokenAmount(fill.assetAmount, fill.assetDecimals)
   const price = effectivePricePerShare({
     assetAmount: fill.assetAmount,
     stockAmount: fill.stockAmount,
     tokenKind: fill.tokenKind,
     direction: fill.isBuy ? 'up' : 'down',
   })
+  const local = localCurrencyPrice({
+    assetPrice: price,
+    assetDecimals: fill.assetDecimals,
+    market: marketCodes[fill.exchange],
+    fxRates,
+  })
   const hash = `${fill.txHash.slice(0, 6)}…${fill.txHash.slice(-4)}`
-  return `${head} ${shares} ${fill.isBuy ? 'for' : 'fetched'} ${asset} ${symbol} @ ${roundedForDisplay(formatUnits(price, fill.assetDecimals))} ${symbol}  ${where}  ${elapsed}  tx ${hash}`
-}
-
-/** A price for the eye: at most 6 decimals (the exact amounts are in the ledger). */
-function roundedForDisplay(decimal: string): string {
-  const [whole, fraction = ''] = decimal.split('.')
-  const kept = fraction.slice(0, 6).replace(/0+$/, '')
-  return kept ? `${whole}.${kept}` : `${whole}`
+  return `${mark} ${shares} ${execution.ticker} for ${asset} ${symbol} @ ${formatTokenAmount(price, fill.assetDecimals)} ${symbol}${local ? ` (${local})` : ''}  ${where}  ${elapsed}  tx ${hash}`
 }
 
 function clock(ms: number): string {

@@ -1,4 +1,4 @@
-import { formatUnits } from 'viem'
+import { formatTokenAmount } from '../domain/formatTokenAmount.js'
 import type { Ledger } from '../store/openLedger.js'
 import { type Notional, notionalDecimals } from '../store/risk.js'
 import type { RiskLimits } from './settings.js'
@@ -11,8 +11,11 @@ import type { RiskLimits } from './settings.js'
  * transaction that marks this execution quoted, so that the check and the commitment are atomic.
  *
  * @example
- * const problem = checkRiskLimits(ledger, { maxTradeNotional: parseUnits('5000', 18) as Notional }, 31337, trade, Date.now())
- * if (problem) reject(`risk: ${problem}`)
+ * const problem = checkRiskLimits(ledger, { maxTradeNotional: parseUnits('5000', 18) as Notional }, 31337, trade, Date.now(), 'USDC')
+ * // "the trade's notional 5200 USDC exceeds maxTradeNotional 5000 USDC"
+ *
+ * Notional is the asset at par (USD stablecoins): one trade and one chain read in the chain's
+ * asset; totals over all chains (assets of several symbols) read in USD.
  */
 export function checkRiskLimits(
   ledger: Ledger,
@@ -20,15 +23,19 @@ export function checkRiskLimits(
   chainId: number,
   trade: Notional,
   nowMs: number,
+  /** The chain's asset symbol, to name the unit. */
+  assetSymbol = 'asset',
 ): string | undefined {
-  const show = (value: bigint) => formatUnits(value, notionalDecimals)
+  const show = (value: bigint) => `${formatTokenAmount(value, notionalDecimals)} ${assetSymbol}`
+  // All chains together add USDC and USDT at par: their sum is in USD.
+  const showAll = (value: bigint) => `${formatTokenAmount(value, notionalDecimals)} USD`
   if (limits.maxTradeNotional !== undefined && trade > limits.maxTradeNotional)
     return `the trade's notional ${show(trade)} exceeds maxTradeNotional ${show(limits.maxTradeNotional)}`
   const startOfDay = new Date(nowMs).setUTCHours(0, 0, 0, 0)
   if (limits.maxDailyNotional !== undefined) {
     const { total } = ledger.risk.notionalSince(undefined, startOfDay)
     if (total + trade > limits.maxDailyNotional)
-      return `today's notional on all chains would reach ${show(total + trade)} (${show(total)} traded or in flight), above maxDailyNotional ${show(limits.maxDailyNotional)}`
+      return `today's notional on all chains would reach ${showAll(total + trade)} (${showAll(total)} traded or in flight), above maxDailyNotional ${showAll(limits.maxDailyNotional)}`
   }
   if (limits.maxChainDailyNotional !== undefined) {
     const { total } = ledger.risk.notionalSince(chainId, startOfDay)

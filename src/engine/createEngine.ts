@@ -19,6 +19,7 @@ import {
 import { pickWallet } from './chainWallet.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext, EngineHooks, EngineLogger, MarketPriceSource } from './context.js'
+import { dryRunTransactionsOf } from './dryRunRecord.js'
 import { EngineError } from './errors.js'
 import { type GuardVerdict, guardQuote } from './guardQuote.js'
 import { checkIntent, type SwapIntent } from './intent.js'
@@ -219,7 +220,12 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       })
     return {
       execution,
-      transactions: ledger.transactions.listTransactionsForExecution(executionId),
+      // A repeated dry run's transactions may be stored under an earlier one (same hash).
+      transactions: dryRunTransactionsOf(
+        ledger,
+        execution,
+        ledger.transactions.listTransactionsForExecution(executionId),
+      ),
       fills: ledger.fills.listFills({ executionId }),
     }
   }
@@ -336,6 +342,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
           chain.chainId,
           toNotional(notional, chain.asset.decimals),
           context.now(),
+          chain.asset.symbol,
         ),
         halted: killSwitch.halted ? killSwitch.reason : undefined,
         approvals,

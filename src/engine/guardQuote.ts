@@ -3,15 +3,17 @@ import type { GetRouterQuoteReturnType } from '../api/actions/getRouterQuote.js'
 import { toSignedQuoteStruct } from '../api/quoteStruct.js'
 import type { ExecutorDomain } from '../chain/readExecutorDomain.js'
 import { type KnownExecutor, type RouterQuoteRule, verifyRouterQuote } from '../chain/verifyRouterQuote.js'
-import { assertOrderQuantity } from '../domain/marketRules.js'
+import { assertOrderQuantity, marketCurrencies } from '../domain/marketRules.js'
 import { deviationBps, effectivePricePerShare, marketPriceInAsset } from '../domain/quotePrice.js'
 import {
   type AssetAmount,
   DomainRuleError,
+  formatPrice,
   type Price,
   toShareQuantity,
   toStockQuantity,
 } from '../domain/units.js'
+import { approvalTooLargeMessage, limitPriceMessage, priceDeviationMessage } from './guardMessages.js'
 import type { CheckedIntent } from './intent.js'
 import type { Instrument } from './resolveInstrument.js'
 import type { EngineSettings } from './settings.js'
@@ -38,7 +40,7 @@ export type GuardVerdict =
       ok: true
       /** Milliseconds left before the quote's expiry second starts. */
       remainingMs: number
-      /** Asset base units per whole share the quote pays (buy) or fetches (sell), fee included. */
+      /** Asset base units per whole share the quote pays (buy, fee included) or fetches (sell, net of fee). */
       effectivePrice: AssetAmount
       /** The market price in asset base units per share. */
       marketPrice: AssetAmount
@@ -61,7 +63,8 @@ export type GuardChain = {
   executorDomain: ExecutorDomain
   /** Other executors (the other chains'), to name a quote signed for one of them. */
   knownExecutors: readonly KnownExecutor[]
-  asset: { address: Address; decimals: number }
+  /** The symbol names amounts in messages ('asset' when not given). */
+  asset: { address: Address; decimals: number; symbol?: string | undefined }
 }
 
 export type GuardQuoteParameters = {
@@ -130,7 +133,7 @@ export async function guardQuote(parameters: GuardQuoteParameters): Promise<Guar
     throw error
   }
 
-  const approvalProblem = checkApprovals(reply, chain, settings.extraSpenders)
+  const approvalProblem = checkApprovals(reply, chain, instrument, settings.extraSpenders)
   if (approvalProblem) return approvalProblem
 
   const priceCheck = checkPrices(parameters)
@@ -196,6 +199,7 @@ function requestMismatch(
 function checkApprovals(
   reply: GetRouterQuoteReturnType,
   chain: GuardChain,
+  instrument: Instrument,
   extraSpenders: readonly Address[],
 ): GuardVerdict | undefined {
   const { quote } = reply
@@ -220,7 +224,14 @@ function checkApprovals(
     if (approval.amount > quote.amountInUsed)
       return reject(
         'approval',
-        `approval ${index} asks for ${approval.amount} base units, more than the ${quote.amountInUsed} the quote needs`,
+        approvalTooLargeMessage({
+          index,
+          amount: approval.amount,
+          needed: quote.amountInUsed,
+          unit: quote.isBuy
+            ? { kind: 'asset', asset: messageAssetOf(chain) }
+            : { kind: 'stock', token: { tokenKind: quote.tokenKind, ticker: instrument.ticker } },
+        }),
         { index, amount: approval.amount.toString(), needed: quote.amountInUsed.toString() },
       )
   }
@@ -258,7 +269,14 @@ function checkPrices(
     if (quote.isBuy ? effectivePrice > limit : effectivePrice < limit)
       return reject(
         'limit-price',
-        `the quote ${quote.isBuy ? 'pays' : 'fetches'} ${effectivePrice} asset base units per share, ${quote.isBuy ? 'above' : 'below'} the limit of ${limit} (${intent.limitPrice} × 1e-8 in the market's currency)`,
+        limitPriceMessage({
+          isBuy: quote.isBuy,
+          effectivePrice,
+          limit,
+          limitPrice: intent.limitPrice,
+          market: instrument.market,
+          asset: messageAssetOf(chain),
+        }),
         { effectivePrice: effectivePrice.toString(), limit: limit.toString() },
       )
   }
@@ -269,14 +287,26 @@ function checkPrices(
     direction: 'down',
   })
   if (market <= 0n)
-    return reject('price-deviation', `the market price ${marketPrice} converts to nothing in the asset`, {
-      marketPrice: marketPrice.toString(),
-    })
+    return reject(
+      'price-deviation',
+      `the market price ${formatPrice(marketPrice)} ${marketCurrencies[instrument.market]} converts to nothing in ${messageAssetOf(chain).symbol}`,
+      {
+        marketPrice: marketPrice.toString(),
+      },
+    )
   const deviation = deviationBps(effectivePrice, market)
   if (deviation > BigInt(settings.maxPriceDeviationBps))
     return reject(
       'price-deviation',
-      `the quote's effective price ${effectivePrice} is ${deviation} bps from the market price ${market} (asset base units per share), more than the ${settings.maxPriceDeviationBps} bps allowed`,
+      priceDeviationMessage({
+        effectivePrice,
+        marketPrice: market,
+        marketPriceInCurrency: marketPrice,
+        market: instrument.market,
+        deviationBps: deviation,
+        maxBps: settings.maxPriceDeviationBps,
+        asset: messageAssetOf(chain),
+      }),
       {
         effectivePrice: effectivePrice.toString(),
         marketPrice: market.toString(),
@@ -284,6 +314,10 @@ function checkPrices(
       },
     )
   return { ok: true, effectivePrice, marketPrice: market, deviationBps: deviation }
+}
+
+function messageAssetOf(chain: GuardChain) {
+  return { symbol: chain.asset.symbol ?? 'asset', decimals: chain.asset.decimals }
 }
 
 function reject(

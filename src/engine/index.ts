@@ -11,6 +11,8 @@ export type {
   TransactionStep,
 } from './context.js'
 export * from './createEngine.js'
+export * from './differingIntentFields.js'
+export { decodeSignedTransaction, dryRunSimulation, isDryRunEnd } from './dryRunRecord.js'
 export * from './errors.js'
 export * from './guardQuote.js'
 export * from './intent.js'

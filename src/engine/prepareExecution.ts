@@ -13,6 +13,7 @@ import type { ChainWallet } from './chainWallet.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
+import { givenAmountText } from './givenAmount.js'
 import { guardQuote } from './guardQuote.js'
 import type { CheckedIntent } from './intent.js'
 import { announceTransitions } from './moveExecution.js'
@@ -99,6 +100,7 @@ export async function prepareExecution(
       chain.chainId,
       toNotional(notional, chain.asset.decimals),
       context.now(),
+      chain.asset.symbol,
     )
     // The request and its answer in one commit: `quoting` holds nothing recovery needs (an
     // execution found in it, or in the state before, is quoted again either way), and a commit
@@ -118,7 +120,7 @@ export async function prepareExecution(
         quoteId: reply.quote.quoteId,
         quote: storedQuoteOf(reply, chain.asset.decimals),
         notional: { amount: notional, decimals: chain.asset.decimals },
-        marketPrice: { price: marketPrice, atMs: priceReadAt },
+        marketPrice: { price: marketPrice, atMs: priceReadAt, fxRate: settings.fxRates[instrument.market] },
       },
     )
     return { record, riskProblem }
@@ -233,14 +235,19 @@ async function simulateWithApproval(
   const base = { allowance, data }
   if (!settings.simulate)
     return { ...base, result: undefined, simulation: 'not simulated', approveFirst: false }
-  const layout = settings.allowanceOverride
-    ? await chain.allowanceLayouts.layoutOf(token, owner, spender, { signal })
-    : undefined
+  // A dry run sends no approval to simulate after: it tries the override whatever the setting
+  // (a node that refuses overrides just yields no layout).
+  const layout =
+    settings.allowanceOverride || settings.dryRun
+      ? await chain.allowanceLayouts.layoutOf(token, owner, spender, { signal })
+      : undefined
   if (!layout && needsApproval)
     return {
       ...base,
       result: undefined,
-      simulation: 'to be simulated after its approval (no allowance override)',
+      simulation: settings.dryRun
+        ? "not simulated: it needs its approval, the token's allowance slot is unknown (no override possible) and a dry run sends no approval"
+        : 'to be simulated after its approval (no allowance override)',
       approveFirst: true,
     }
   const willHave = needsApproval ? allowance.target : afterPending
@@ -260,7 +267,7 @@ async function simulateWithApproval(
     { signal },
   )
   const simulation = result.ok
-    ? `simulated${needsApproval ? ` with the allowance of its approval (${willHave})` : ''}, gas ${result.gas}`
+    ? `simulated${needsApproval ? ` with the allowance of its approval (${givenAmountText(chain.asset, reply.quote, willHave)})` : ''}, gas ${result.gas}`
     : `simulation failed: ${result.message}`
   return { ...base, result, simulation, approveFirst: false }
 }

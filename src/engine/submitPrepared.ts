@@ -6,7 +6,9 @@ import { claimSigning } from './cancelExecution.js'
 import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
 import type { ChainWallet } from './chainWallet.js'
 import type { EngineContext } from './context.js'
+import { dryRunReason } from './dryRunRecord.js'
 import { ExecutionStop } from './errors.js'
+import { givenAmountText } from './givenAmount.js'
 import { announceTransition, moveExecution } from './moveExecution.js'
 import { type AllowanceReading, type ApprovalPlan, planFromReading } from './planApprovals.js'
 import type { PreparedExecution } from './prepareExecution.js'
@@ -82,7 +84,8 @@ export async function submitPrepared(
             },
       },
     )
-    if (settings.dryRun) return { ok: true, execution: dryRunEnd(context, execution, records, simulation) }
+    if (settings.dryRun)
+      return { ok: true, execution: dryRunEnd(context, chain, prepared, execution, records, simulation) }
     execution = submitted ?? execution
     announceTransition(context, execution)
     const results = await broadcast
@@ -116,18 +119,20 @@ async function approveThenSimulate(
 > {
   const { settings } = context
   const { reply, allowance } = prepared
+  // A dry run sends no approval: prepareExecution said why it could not simulate.
   if (settings.dryRun)
     return {
       ok: true,
       execution: prepared.execution,
       gas: settings.executeGasLimit,
-      simulation: 'simulation skipped: it needs the approval, which a dry run does not send',
+      simulation: prepared.simulation,
     }
+  const given = (amount: bigint) => givenAmountText(chain.asset, reply.quote, amount)
   const execution = moveExecution(
     context,
     prepared.execution,
     'approving',
-    `approving ${allowance.target} of ${allowance.token} to ${allowance.spender} (allowance ${allowance.onChain}, needed ${allowance.needed})`,
+    `approving ${given(allowance.target)} to the executor ${allowance.spender} (allowance ${given(allowance.onChain)}, needed ${given(allowance.needed)})`,
   )
   const { records, broadcast } = await wallet.transactions.sendAll(
     () => planNow(wallet, allowance).approvals.map((approval) => approveRequest(context, approval)),
@@ -198,20 +203,21 @@ function describeSigned(records: readonly { kind: string; hash: Hex; nonce: numb
   return `execute ${execute?.hash} signed with nonce ${execute?.nonce}${approvals.length > 0 ? ` after ${approvals.join(', ')}` : ''}`
 }
 
-/** A dry run ends here: everything is signed and stored, nothing sent; the manager gives the nonces back. */
+/**
+ * A dry run ends here: everything is signed and stored, nothing sent; the manager gives the nonces
+ * back. Recorded as a terminal `rejected` whose reason starts `dry run: not broadcast` and names
+ * what would have been sent (see dryRunRecord.ts).
+ */
 function dryRunEnd(
   context: EngineContext,
+  chain: ChainRuntime,
+  prepared: PreparedExecution,
   execution: ExecutionRecord,
   records: readonly { kind: string; hash: Hex; nonce: number; raw: Hex }[],
   simulation: string,
 ): ExecutionRecord {
-  const signed = records.map((record) => `${record.kind} ${record.hash}`).join(', ')
-  return moveExecution(
-    context,
-    execution,
-    'rejected',
-    `dry run: ${signed} signed (${simulation}) and not broadcast`,
-  )
+  const given = (amount: bigint) => givenAmountText(chain.asset, prepared.reply.quote, amount)
+  return moveExecution(context, execution, 'rejected', dryRunReason({ records, simulation, given }))
 }
 
 /** The kill switch, read right before each signature: a halt stops the execution with nothing signed. */

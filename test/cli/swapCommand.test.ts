@@ -153,32 +153,72 @@ describe('stockroute swap', () => {
     expect(run.stdout).toMatch(
       new RegExp(`\\n {2}received {2}[\\d.]+ ${symbol} \\(net of fee [\\d.]+ ${symbol}\\)\\n`),
     )
-    expect(run.stdout).toMatch(new RegExp(`\\n {2}price {5}[\\d.]+ ${symbol} per share, fee included\\n`))
+    // A sell's price is what it received per share, net of the fee (reference: the fee is deducted on a sell).
+    expect(run.stdout).toMatch(
+      new RegExp(`\\n {2}price {5}\\d+(\\.\\d{1,6})? ${symbol} per share, net of fee\\n`),
+    )
+    expect(run.stdout).not.toMatch(/fee included/)
     expect(run.stdout).toMatch(/\n {2}execute {3}0x[0-9a-f]{64} \(nonce \d+, mined\)\n/)
 
     const nonce = await nonceOf(chain)
     const again = await swap(chain, 'sell', '3', '--intent-id', 'swap-test-sell', '--json')
     expect(again.code).toBe(0)
     expect(again.stderr).toMatch(
-      /intent swap-test-sell has execution \d+ already \(confirmed\): it is not executed again/,
+      /intent swap-test-sell has execution \d+ already \(confirmed\): a replay, it is not executed again/,
     )
-    expect(printed(again).state).toBe('confirmed')
+    expect(printed(again)).toMatchObject({ state: 'confirmed', replay: true })
+    const text = await swap(chain, 'sell', '3', '--intent-id', 'swap-test-sell')
+    expect(text.code).toBe(0)
+    expect(text.stdout).toMatch(/^replay of execution \d+, nothing new traded: confirmed: sell AAPL/)
+
+    // The same id with another trade fails, naming what differs, and trades nothing.
+    const other = await swap(chain, 'sell', '2', '--intent-id', 'swap-test-sell', '--json')
+    expect(other.code).toBe(1)
+    expect(other.stdout).toBe('')
+    expect(other.stderr).toMatch(
+      /INTENT_ID_REUSED: intent id "swap-test-sell" was already used for execution \d+ \(confirmed\) with other values of amountIn \(was "3", now "2"\)/,
+    )
     expect(await nonceOf(chain)).toBe(nonce)
   }, 60_000)
 
-  it('--dry-run: signs and simulates into the dry-run ledger, broadcasts nothing', async () => {
+  it('--dry-run: prints what it would send (quantity, price, approval, gas), simulated, nothing broadcast, never "failed"', async () => {
     const chain = chainWithRouter()
     const before = await nonceOf(chain)
     const run = await swap(chain, 'buy', '1000', '--intent-id', 'swap-test-dry', '--dry-run', '--json')
     expect(run.code, run.stderr).toBe(0)
     const result = printed(run)
-    expect(result).toMatchObject({ state: 'rejected', done: true, dryRun: true, fills: [] })
-    expect(result.reason).toMatch(/^dry run/)
+    expect(result).toMatchObject({ state: 'dry-run', done: true, dryRun: true, replay: false, fills: [] })
+    expect(result.reason).toMatch(
+      /^dry run: not broadcast; would send approve \d+(\.\d+)? USDC to the executor 0x/,
+    )
     expect(result.transactions.map((tx: { kind: string; status: string }) => [tx.kind, tx.status])).toEqual([
-      ['approve', 'failed'],
-      ['execute', 'failed'],
+      ['approve', 'not-sent'],
+      ['execute', 'not-sent'],
     ])
+    expect(result.quote.formatted.quantity).toMatch(/^\d+ AAPL$/)
+    expect(result.quote.formatted.price).toMatch(/^\d+(\.\d{1,6})? USDC$/)
+    const [approval] = result.dryRunPlan.approvals
+    expect(approval.spender.toLowerCase()).toBe(chain.executorAddress.toLowerCase())
+    expect(approval.amount).toBe(result.quote.assetAmount)
+    expect(approval.formatted).toMatch(/^\d+(\.\d{1,6})? USDC$/)
+    // Simulated with the allowance its approval would give (the exact approval, by default).
+    expect(result.dryRunPlan.simulation).toMatch(
+      /^simulated with the allowance of its approval \([\d.]+ USDC\), gas \d+$/,
+    )
+    expect(Number(result.dryRunPlan.gasEstimate)).toBeGreaterThan(0)
+    expect(Number(result.dryRunPlan.execute.gasLimit)).toBeGreaterThan(Number(result.dryRunPlan.gasEstimate))
     expect(await nonceOf(chain)).toBe(before)
+
+    // The same dry run again (same nonce and amounts: the very same signed approval) still shows it.
+    const text = await swap(chain, 'buy', '1000', '--dry-run')
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toMatch(/^dry run ok, nothing sent: buy AAPL/)
+    expect(text.stdout).toMatch(/\n {2}quantity {2}\d+ AAPL\n/)
+    expect(text.stdout).toMatch(
+      /\n {2}approve {3}[\d.]+ USDC to the executor 0x[0-9a-fA-F]{40} \(tx 0x[0-9a-f]{64}, nonce \d+, signed, not sent\)\n/,
+    )
+    expect(text.stdout).toMatch(/\n {2}gas {7}\d+ estimated by the simulation\n/)
+    expect(text.stdout).not.toMatch(/failed|rejected/)
 
     const dryLedgerPath = join(dataDir, 'stockroute.dry-run.sqlite')
     expect(result.ledgerPath).toBe(dryLedgerPath)
@@ -186,7 +226,10 @@ describe('stockroute swap', () => {
     const dry = openLedger({ path: dryLedgerPath, readonly: true })
     const live = openLedger({ path: join(dataDir, 'stockroute.sqlite'), readonly: true })
     try {
-      expect(dry.executions.getExecutionByIntent('swap-test-dry')?.state).toBe('rejected')
+      // Recorded as a terminal rejection whose reason says it is a dry run (the ledger has no such state).
+      const recorded = dry.executions.getExecutionByIntent('swap-test-dry')
+      expect(recorded?.state).toBe('rejected')
+      expect(recorded?.reason).toMatch(/^dry run: not broadcast/)
       expect(live.executions.getExecutionByIntent('swap-test-dry')).toBeUndefined()
     } finally {
       dry.close()

@@ -26,7 +26,7 @@ describe('risk limits', () => {
       const outcome = await test.engine.execute(buy(chain.chainId, 'too-big'))
       expect(outcome.execution.state).toBe('rejected')
       expect(outcome.execution.reason).toMatch(
-        /^risk limit: the trade's notional \d{3}\.\d+ exceeds maxTradeNotional 500$/,
+        /^risk limit: the trade's notional \d{3}(\.\d{1,6})? USDC exceeds maxTradeNotional 500 USDC$/,
       )
       expect(outcome.transactions).toEqual([])
       const small = await test.engine.execute(buy(chain.chainId, 'small', '400'))
@@ -50,14 +50,14 @@ describe('risk limits', () => {
       expect(secondOnAlpha.execution.state).toBe('rejected')
       expect(secondOnAlpha.execution.reason).toMatch(
         new RegExp(
-          `^risk limit: today's notional on chain ${alpha} would reach \\d+\\.\\d+ \\(\\d+\\.\\d+ traded or in flight\\), above maxChainDailyNotional 1500$`,
+          `^risk limit: today's notional on chain ${alpha} would reach \\d+(\\.\\d{1,6})? USDC \\(\\d+(\\.\\d{1,6})? USDC traded or in flight\\), above maxChainDailyNotional 1500 USDC$`,
         ),
       )
       expect((await test.engine.execute(buy(beta, 'b1'))).execution.state).toBe('confirmed')
       const third = await test.engine.execute(buy(beta, 'b2'))
       expect(third.execution.state).toBe('rejected')
       expect(third.execution.reason).toMatch(
-        /^risk limit: today's notional on all chains would reach \d+\.\d+ \(\d+\.\d+ traded or in flight\), above maxDailyNotional 2500$/,
+        /^risk limit: today's notional on all chains would reach \d+(\.\d{1,6})? USD \(\d+(\.\d{1,6})? USD traded or in flight\), above maxDailyNotional 2500 USD$/,
       )
     } finally {
       await test.close()

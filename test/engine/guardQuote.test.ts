@@ -194,7 +194,7 @@ describe('guard prices', () => {
       })
       expect(outcome.execution.state).toBe('rejected')
       expect(outcome.execution.reason).toMatch(
-        /^guard limit-price: the quote pays \d+ asset base units per share, above the limit of 1000000/,
+        /^guard limit-price: the quote pays \d+(\.\d{1,6})? USDC per share \(fee included\), above the limit of 1 USDC \(1 USD\)$/,
       )
       expect(outcome.transactions).toEqual([])
     } finally {
@@ -224,7 +224,9 @@ describe('guard prices', () => {
       })
       expect(outcome.execution.state).toBe('rejected')
       expect(outcome.execution.reason).toMatch(
-        /^guard price-deviation: the quote's effective price \d+ is \d+ bps from the market price/,
+        new RegExp(
+          `^guard price-deviation: the quote's effective price \\d+(\\.\\d{1,6})? ${chain.defaultAsset.symbol} per share is \\d+ bps from the market price \\d+(\\.\\d{1,6})? ${chain.defaultAsset.symbol} \\(\\d+(\\.\\d+)? HKD\\), more than the 300 bps allowed$`,
+        ),
       )
       expect(outcome.transactions).toEqual([])
     } finally {

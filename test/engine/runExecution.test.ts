@@ -186,9 +186,10 @@ describe('dry run', () => {
     })
     try {
       const outcome = await test.engine.execute(buy(chain.chainId, 'dry'))
+      // A terminal rejection whose reason says what a dry run would have sent (no failure).
       expect(outcome.execution.state).toBe('rejected')
       expect(outcome.execution.reason).toMatch(
-        /^dry run: approve 0x[0-9a-f]{64}, execute 0x[0-9a-f]{64} signed \(simulated with the allowance of its approval \(\d+\), gas \d+\) and not broadcast$/,
+        /^dry run: not broadcast; would send approve \d+(\.\d{1,6})? USDC to the executor 0x[0-9a-fA-F]{40} \(tx 0x[0-9a-f]{64}, nonce 0\), then execute 0x[0-9a-f]{64} \(nonce 1, gas limit \d+\); simulation: simulated with the allowance of its approval \(\d+(\.\d{1,6})? USDC\), gas \d+$/,
       )
       expect(outcome.transactions.map((tx) => [tx.kind, tx.status])).toEqual([
         ['approve', 'failed'],
@@ -196,6 +197,25 @@ describe('dry run', () => {
       ])
       expect(await nonceOnChain(test.account.address)).toBe(0)
       expect(test.ledger.nonces.peekNextNonce(chain.chainId, test.account.address)).toBe(0)
+    } finally {
+      await test.close()
+    }
+  })
+
+  it('simulates the execute with its approval by a state override even without allowanceOverride (nothing is sent to wait for)', async () => {
+    const chain = chainWithRouter()
+    const test = await createTestEngine(service(), {
+      ledgerPath: ledgers.path('dry-run-no-override.sqlite'),
+      funding: { asset: '5000' },
+      settings: { dryRun: true, allowanceOverride: false },
+    })
+    try {
+      const outcome = await test.engine.execute(buy(chain.chainId, 'dry-no-override'))
+      expect(outcome.execution.reason).toMatch(
+        /; simulation: simulated with the allowance of its approval \(\d+(\.\d{1,6})? USDC\), gas \d+$/,
+      )
+      expect(outcome.execution.reason).not.toMatch(/skipped/)
+      expect(await nonceOnChain(test.account.address)).toBe(0)
     } finally {
       await test.close()
     }

@@ -1,10 +1,16 @@
 import type { ExecutionDetailView } from '../../daemon/swapApi/index.js'
+import { formatTokenAmount } from '../../domain/formatTokenAmount.js'
+import { tokenKinds } from '../../domain/markets.js'
+import { effectivePricePerShare } from '../../domain/quotePrice.js'
+import { toAssetAmount } from '../../domain/units.js'
+import { isDryRunEnd } from '../../engine/index.js'
 import { formatTable } from '../formatTable.js'
 
 /**
  * The text of `stockroute executions show`: what was asked, where it is, then its timeline (every
- * state change with its reason), its transactions and its fills (base units, as the settlement event
- * has them).
+ * state change with its reason), its transactions and its fills (shares and asset in their own units,
+ * at most 6 decimals; the price per share paid fee included on a buy, received net of fee on a
+ * sell). A dry run reads as one, not as a rejection; its transactions as signed, not sent.
  *
  * @example
  * describeExecution(detail)
@@ -12,8 +18,9 @@ import { formatTable } from '../formatTable.js'
  */
 export function describeExecution(detail: ExecutionDetailView): string {
   const row = (label: string, value: string) => `  ${label.padEnd(10)}${value}`
+  const dryRun = isDryRunEnd(detail)
   const lines = [
-    `execution ${detail.executionId} ${detail.state}: ${detail.side} ${detail.ticker} on chain ${detail.chainId} (intent ${detail.intentId})`,
+    `execution ${detail.executionId} ${dryRun ? 'dry run, not broadcast' : detail.state}: ${detail.side} ${detail.ticker} on chain ${detail.chainId} (intent ${detail.intentId})`,
     row('asked', `${detail.amountIn} ${detail.amountType === 'stablecoin' ? 'asset' : 'shares'}`),
     row('reason', detail.reason),
   ]
@@ -35,7 +42,13 @@ export function describeExecution(detail: ExecutionDetailView): string {
               { header: 'STATUS' },
               { header: 'HASH' },
             ],
-            detail.transactions.map((tx) => [tx.kind, String(tx.nonce), tx.status, tx.hash]),
+            detail.transactions.map((tx) => [
+              tx.kind,
+              String(tx.nonce),
+              // Stored as failed to free the nonce: a dry run never sent them.
+              dryRun && tx.status === 'failed' ? 'not sent (dry run)' : tx.status,
+              tx.hash,
+            ]),
           ),
         ),
   )
@@ -48,23 +61,44 @@ export function describeExecution(detail: ExecutionDetailView): string {
             [
               { header: 'TX' },
               { header: 'LOG', align: 'right' },
-              { header: 'IN', align: 'right' },
-              { header: 'OUT', align: 'right' },
+              { header: `SHARES (${detail.ticker})`, align: 'right' },
+              { header: 'ASSET', align: 'right' },
               { header: 'FEE', align: 'right' },
+              {
+                header: detail.side === 'buy' ? 'PRICE (FEE INCL.)' : 'PRICE (NET OF FEE)',
+                align: 'right',
+              },
               { header: 'NOTE' },
             ],
             detail.fills.map((fill) => [
               fill.txHash,
               String(fill.logIndex),
-              fill.amountIn,
-              fill.amountOut,
-              fill.feeAmount,
+              formatTokenAmount(
+                BigInt(fill.stockAmount),
+                fill.tokenKind === 'share' ? tokenKinds.share.decimals : 0,
+              ),
+              formatTokenAmount(BigInt(fill.assetAmount), fill.assetDecimals),
+              formatTokenAmount(BigInt(fill.feeAmount), fill.assetDecimals),
+              pricePerShare(fill, detail.side),
               fill.reversedAt ? `reversed: ${String(fill.reversalReason ?? 'a reorg')}` : '',
             ]),
           ),
         ),
   )
   return lines.join('\n')
+}
+
+/** Per whole share, in the asset: paid fee included (buy), received net of fee (sell). */
+function pricePerShare(fill: ExecutionDetailView['fills'][number], side: 'buy' | 'sell'): string {
+  const stockAmount = BigInt(fill.stockAmount)
+  if (stockAmount <= 0n) return ''
+  const price = effectivePricePerShare({
+    assetAmount: toAssetAmount(BigInt(fill.assetAmount)),
+    stockAmount,
+    tokenKind: fill.tokenKind === 'share' ? 'share' : 'stock',
+    direction: side === 'buy' ? 'up' : 'down',
+  })
+  return formatTokenAmount(price, fill.assetDecimals)
 }
 
 function indent(text: string): string {

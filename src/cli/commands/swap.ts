@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import type { Command } from 'commander'
-import { formatUnits } from 'viem'
-import { decimalsOfTokenKind } from '../../api/tokenQuantity.js'
 import { dryRunLedgerFileName } from '../../daemon/ledgerPath.js'
-import { effectivePricePerShare } from '../../domain/quotePrice.js'
 import type { Price } from '../../domain/units.js'
 import type { ExecutionOutcome, SwapIntent } from '../../engine/index.js'
 import type { ExecutionEvent, ExecutionRecord } from '../../store/index.js'
@@ -12,6 +9,7 @@ import { announcePath, findDaemon } from '../daemon/findDaemon.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { swapThroughDaemon } from '../daemon/swapThroughDaemon.js'
 import { openConfiguredEngine } from '../engineFromConfig.js'
+import { assertSameTrade, intentIdReusedCode } from '../intentReuse.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult, serviceClientFromConfig, withServiceOptions } from '../serviceClient.js'
 import {
@@ -21,6 +19,9 @@ import {
   type TradeOptions,
   withTradeOptions,
 } from '../tradeOptions.js'
+import { describeSwap, swapResult } from './swapResult.js'
+
+export { describeSwap, type SwapResult, swapResult } from './swapResult.js'
 
 type SwapOptions = TradeOptions & {
   config: string
@@ -37,7 +38,9 @@ type SwapOptions = TradeOptions & {
  * executes one trade with the engine (recovering anything a previous run left unfinished first),
  * shows each state change on stderr, and prints the outcome. While a daemon owns the ledger, the
  * trade goes through its control API instead ({@link swapThroughDaemon}); stderr says which. Exit code 0 when confirmed (or when a
- * dry run got to its end), 1 otherwise.
+ * dry run got to its end), 1 otherwise. An `--intent-id` executed before is a replay when the trade
+ * is the same (its execution is printed as a replay, `replay: true`, exit 0) and an error
+ * `INTENT_ID_REUSED` naming the fields that differ otherwise (nothing executed, exit 1).
  *
  * @example
  * registerSwapCommand(program)
@@ -60,12 +63,12 @@ export function registerSwapCommand(program: Command) {
     )
     .option(
       '--intent-id <id>',
-      'idempotency key: an intent id executed before is not executed again (default: a new cli-<uuid>)',
+      `idempotency key (default: a new cli-<uuid>): the same id and trade again is a replay (its execution is shown, exit 0); the same id with another trade fails with ${intentIdReusedCode} (exit 1)`,
       parseIntentId,
     )
     .option(
       '--dry-run',
-      'sign and simulate, never broadcast (ledger: DATA/stockroute.dry-run.sqlite); overrides the config',
+      'quote, guard, sign and simulate, never broadcast: prints the quantity, price, approvals and gas it would send (ledger: DATA/stockroute.dry-run.sqlite); overrides the config',
     )
     .option('--no-dry-run', "trade for real even if the config's execution.dryRun is true")
     .action(async (options: SwapOptions, command: Command) => {
@@ -107,6 +110,7 @@ async function runSwap(options: SwapOptions) {
     })
     const { engine, ledger, dryRun } = configured
     let outcome: ExecutionOutcome
+    let replay = false
     try {
       const recovery = await engine.recover({ signal })
       status.end()
@@ -122,10 +126,14 @@ async function runSwap(options: SwapOptions) {
       // The same --intent-id sent through a daemon earlier is recorded as api:<id>: follow that one.
       const throughDaemon = ledger.executions.getExecutionByIntent(`api:${intent.intentId}`)
       const earlier = throughDaemon ?? ledger.executions.getExecutionByIntent(intent.intentId)
-      if (earlier)
+      if (earlier) {
+        // Another trade under the same id is refused, as the control API answers 409.
+        assertSameTrade(intent.intentId, intent, earlier)
+        replay = true
         process.stderr.write(
-          `intent ${intent.intentId} has execution ${earlier.id} already (${earlier.state}): it is not executed again\n`,
+          `intent ${intent.intentId} has execution ${earlier.id} already (${earlier.state}): a replay, it is not executed again\n`,
         )
+      }
       outcome = await engine.execute(
         throughDaemon ? { ...intent, intentId: throughDaemon.intentId } : intent,
         {
@@ -146,135 +154,12 @@ async function runSwap(options: SwapOptions) {
       ledgerPath: ledger.path,
       elapsedMs: elapsedMs(),
       via: { kind: 'ledger' },
+      fxRates: engine.settings.fxRates,
+      replay,
     })
     printResult(options.json, result, () => describeSwap(result, outcome.execution))
     if (!result.done) process.exitCode = 1
   })
-}
-
-/** What `--json` prints. */
-export type SwapResult = ReturnType<typeof swapResult>
-
-/**
- * What `stockroute swap` prints of an outcome (`--json` as it is; the text from it): amounts
- * formatted in the asset's and the stock's units, the price per share, the transactions.
- *
- * @example
- * swapResult(outcome, { asset: { symbol: 'USDC', decimals: 6 }, dryRun: false, ledgerPath, elapsedMs: 812, via: { kind: 'ledger' } }).done // true
- */
-export function swapResult(
-  outcome: ExecutionOutcome,
-  context: {
-    asset: { symbol: string; decimals: number }
-    dryRun: boolean
-    ledgerPath: string
-    elapsedMs: number
-    /** Who executed it: this process on the ledger, or the daemon that owns the ledger. */
-    via: { kind: 'ledger' } | { kind: 'daemon'; pid: number; url: string }
-  },
-) {
-  const { execution, transactions, fills } = outcome
-  const { asset } = context
-  const ofAsset = (amount: bigint) => `${formatUnits(amount, asset.decimals)} ${asset.symbol}`
-  const dryRunDone =
-    context.dryRun && execution.state === 'rejected' && execution.reason.startsWith('dry run:')
-  return {
-    executionId: execution.id,
-    intentId: execution.intentId,
-    state: execution.state,
-    reason: execution.reason,
-    /** Confirmed, or a dry run that got to its end (signed, simulated, not sent). */
-    done: execution.state === 'confirmed' || dryRunDone,
-    dryRun: context.dryRun,
-    quoteId: execution.quoteId,
-    chainId: execution.chainId,
-    ticker: execution.ticker,
-    exchange: execution.exchange,
-    side: execution.side,
-    amountIn: execution.amountIn,
-    amountType: execution.amountType,
-    asset,
-    transactions: transactions.map((tx) => ({
-      kind: tx.kind,
-      hash: tx.hash,
-      nonce: tx.nonce,
-      status: tx.status,
-      receiptStatus: tx.receiptStatus,
-    })),
-    fills: fills.map((fill) => {
-      const ofStock = (amount: bigint) =>
-        `${formatUnits(amount, decimalsOfTokenKind(fill.tokenKind))} ${fill.ticker}`
-      const price = effectivePricePerShare({
-        assetAmount: fill.assetAmount,
-        stockAmount: fill.stockAmount,
-        tokenKind: fill.tokenKind,
-        direction: fill.isBuy ? 'up' : 'down',
-      })
-      return {
-        txHash: fill.txHash,
-        logIndex: fill.logIndex,
-        amountIn: fill.amountIn.toString(),
-        amountOut: fill.amountOut.toString(),
-        feeAmount: fill.feeAmount.toString(),
-        formatted: {
-          amountIn: fill.isBuy ? ofAsset(fill.amountIn) : ofStock(fill.amountIn),
-          amountOut: fill.isBuy ? ofStock(fill.amountOut) : ofAsset(fill.amountOut),
-          feeAmount: ofAsset(fill.feeAmount),
-          /** Per whole share, fee included (buy: paid; sell: received net of the fee). */
-          price: ofAsset(price),
-        },
-      }
-    }),
-    ledgerPath: context.ledgerPath,
-    via: context.via.kind,
-    ...(context.via.kind === 'daemon' ? { daemonPid: context.via.pid, daemonUrl: context.via.url } : {}),
-    elapsedMs: context.elapsedMs,
-  }
-}
-
-/**
- * The text `stockroute swap` prints of a {@link swapResult}.
- *
- * @example
- * describeSwap(result, outcome.execution) // 'confirmed: buy AAPL on chain 31337 (execution 4, intent cli-…)\n  asked …'
- */
-export function describeSwap(result: SwapResult, execution: ExecutionRecord): string {
-  const row = (label: string, value: string) => `  ${label.padEnd(10)}${value}`
-  const asked =
-    execution.amountType === 'stablecoin'
-      ? `${execution.amountIn} ${result.asset.symbol}`
-      : `${execution.amountIn} ${execution.ticker}`
-  const headline =
-    result.dryRun && result.done
-      ? 'dry run ok, nothing sent'
-      : `${result.state}${result.dryRun ? ' (dry run)' : ''}`
-  const lines = [
-    `${headline}: ${result.side} ${result.ticker} on chain ${result.chainId} (execution ${result.executionId}, intent ${result.intentId})`,
-    row('asked', asked),
-  ]
-  for (const fill of result.fills) {
-    if (execution.side === 'buy') {
-      lines.push(row('paid', `${fill.formatted.amountIn} (fee ${fill.formatted.feeAmount} included)`))
-      lines.push(row('received', fill.formatted.amountOut))
-    } else {
-      lines.push(row('delivered', fill.formatted.amountIn))
-      lines.push(row('received', `${fill.formatted.amountOut} (net of fee ${fill.formatted.feeAmount})`))
-    }
-    lines.push(row('price', `${fill.formatted.price} per share, fee included`))
-  }
-  for (const tx of result.transactions)
-    lines.push(row(tx.kind, `${tx.hash} (nonce ${tx.nonce}, ${tx.status})`))
-  if (result.state !== 'confirmed') lines.push(row(result.done ? 'outcome' : 'reason', result.reason))
-  lines.push(
-    row(
-      'via',
-      'daemonPid' in result
-        ? `daemon pid ${result.daemonPid} at ${result.daemonUrl}`
-        : 'this process, on the ledger',
-    ),
-  )
-  lines.push(row('elapsed', `${result.elapsedMs} ms`))
-  return lines.join('\n')
 }
 
 /** Where the live status goes: stderr, or anything shaped like it. */

@@ -7,6 +7,7 @@ import { formatPrice, type Price } from '../../domain/units.js'
 import type { ExecutionOutcome } from '../../engine/index.js'
 import { type ExecutionRecord, openLedger, terminalExecutionStates } from '../../store/index.js'
 import { describeSwap, swapResult } from '../commands/swap.js'
+import { assertSameTrade } from '../intentReuse.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../serviceClient.js'
 import type { DaemonClient } from './createDaemonClient.js'
@@ -55,6 +56,7 @@ export async function swapThroughDaemon(
   const earlier = readOutcome(context.ledgerPath, { intentId: key })
   const executionId = await withInterrupt(async (signal) => {
     if (earlier) {
+      assertSameTrade(key, { ...swap, chainId: swap.chain, amountIn: swap.amount }, earlier.execution)
       process.stderr.write(
         `intent ${key} has execution ${earlier.execution.id} already (${earlier.execution.state}): it is not executed again\n`,
       )
@@ -104,6 +106,7 @@ export async function swapThroughDaemon(
     ledgerPath: context.ledgerPath,
     elapsedMs: elapsedMs(),
     via: { kind: 'daemon', pid: client.pid, url: client.url },
+    replay: earlier !== undefined,
   })
   printResult(swap.json, result, () => describeSwap(result, outcome.execution))
   if (!result.done) process.exitCode = 1
