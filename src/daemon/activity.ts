@@ -1,5 +1,6 @@
 import { formatTokenAmount } from '../domain/formatTokenAmount.js'
 import { marketCodes } from '../domain/markets.js'
+import { plural } from '../domain/plural.js'
 import { localCurrencyPrice } from '../domain/priceInMarketCurrency.js'
 import { defaultFxRates, effectivePricePerShare, type FxRates } from '../domain/quotePrice.js'
 import type { ChainRuntime } from '../engine/chainRuntime.js'
@@ -68,7 +69,7 @@ export function createActivityPrinter(parameters: {
         .map((state) => `${counts[state]} ${state}`)
       const minutes = ((now() - startedAt) / 60_000).toFixed(1)
       return [
-        `${clock(now())} summary: ${ended} executions in ${minutes} min${byState.length ? ` (${byState.join(', ')})` : ''}`,
+        `${clock(now())} summary: ${plural(ended, 'execution')} in ${minutes} min${byState.length ? ` (${byState.join(', ')})` : ''}`,
         ...extra,
       ].join(' | ')
     },

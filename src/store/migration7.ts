@@ -100,7 +100,9 @@ UPDATE executions SET last_quoted_at_ms = (SELECT max(at_ms) FROM execution_even
     AND (executions.submitted_at_ms IS NULL OR at_ms <= executions.submitted_at_ms));
 
 CREATE INDEX executions_by_state_reason ON executions (state, reason_class);
-CREATE INDEX executions_by_strategy_created ON executions (strategy, created_at_ms);
+CREATE INDEX executions_by_strategy_outcome ON executions (strategy, chain_id, state, created_at_ms);
+CREATE INDEX executions_by_created ON executions (created_at_ms);
+CREATE INDEX executions_by_updated ON executions (updated_at_ms);
 CREATE INDEX executions_intent_to_quote ON executions (chain_id, intent_to_quote_ms)
   WHERE intent_to_quote_ms IS NOT NULL;
 CREATE INDEX executions_quote_to_broadcast ON executions (chain_id, quote_to_broadcast_ms)

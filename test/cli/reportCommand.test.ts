@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
+import { generatePrivateKey } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { availableReports, csvTargetsOf, type Report } from '../../src/report/index.js'
 import { createTestEngine } from '../helpers/engine.js'
@@ -155,6 +156,48 @@ describe('stockroute report', () => {
       { state: 'confirmed', executions: 2, share_pct: '100' },
     ])
   }, 180_000)
+
+  it("prices open positions at the service's latest market quote when it answers, at the last fill offline", async () => {
+    // The same ledger under a config naming the live sandbox service and its key.
+    const live = join(dir, 'live')
+    mkdirSync(live)
+    writeFileSync(
+      join(live, 'stockroute.json'),
+      JSON.stringify({
+        ...JSON.parse(readFileSync(configPath, 'utf8')),
+        service: { baseUrl: service().url },
+        dataDir: join(dir, 'data'),
+      }),
+    )
+    writeFileSync(
+      join(live, '.env'),
+      `STOCKROUTE_API_KEY=${service().credential.apiKey}\nSTOCKROUTE_API_SECRET=${service().credential.apiSecret}\nSTOCKROUTE_PRIVATE_KEY=${generatePrivateKey()}\n`,
+    )
+    const liveConfig = join(live, 'stockroute.json')
+    const [priced, offline, unreachable] = await Promise.all([
+      runStockroute(['report', 'positions', '--json', '--config', liveConfig]),
+      runStockroute(['report', 'positions', '--json', '--offline', '--config', liveConfig]),
+      stockroute('report', 'positions', '--json'),
+    ])
+    for (const run of [priced, offline, unreachable]) ok(run)
+    const sourceOf = (run: CliRun) => {
+      const report = JSON.parse(run.stdout) as Report
+      return { sources: report.tables[0]?.rows.map((row) => row.price_source), note: report.notes.at(-1) }
+    }
+    expect(sourceOf(priced)).toEqual({
+      sources: ['market'],
+      note: expect.stringMatching(/^prices: the service's latest market quotes/),
+    })
+    expect(sourceOf(offline)).toEqual({
+      sources: ['last fill'],
+      note: expect.stringMatching(/^prices offline \(--offline\)/),
+    })
+    // The first config has no key for the service: offline, and it says why.
+    expect(sourceOf(unreachable)).toEqual({
+      sources: ['last fill'],
+      note: expect.stringMatching(/^prices offline \(/),
+    })
+  })
 
   it('refuses a bad filter, report name or output with a clear message and exit code 2; --version', async () => {
     const [badTime, badChain, emptyWindow, badName, badTable, manyTables, twoStdouts, version] =

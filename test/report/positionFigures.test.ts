@@ -176,7 +176,9 @@ describe('migration 7 on a ledger written before it', () => {
       DROP TABLE ledger_days;
       DROP TRIGGER execution_stage_marks;
       DROP INDEX executions_by_state_reason;
-      DROP INDEX executions_by_strategy_created;
+      DROP INDEX executions_by_strategy_outcome;
+      DROP INDEX executions_by_created;
+      DROP INDEX executions_by_updated;
       DROP INDEX executions_intent_to_quote;
       DROP INDEX executions_quote_to_broadcast;
       DROP INDEX executions_broadcast_to_inclusion;

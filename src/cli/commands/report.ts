@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs'
+import type Database from 'better-sqlite3'
 import { type Command, type CommanderError, InvalidArgumentError } from 'commander'
 import {
   availableReports,
@@ -15,6 +16,7 @@ import {
 import { openLedger } from '../../store/index.js'
 import { configFxRates } from '../configFxRates.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
+import { fetchMarketPriceBook, type PriceSource } from '../fetchMarketPriceBook.js'
 import { parsePositiveInteger } from '../options.js'
 import { parseStrategyOption } from '../parseStrategyOption.js'
 import { parseTimeOption } from '../parseTimeOption.js'
@@ -30,6 +32,7 @@ type ReportOptions = {
   table?: string
   limit?: number
   all?: boolean
+  offline?: boolean
   json?: boolean
   csv?: string
   html?: string
@@ -86,6 +89,7 @@ export function registerReportCommand(program: Command) {
       parsePositiveInteger,
     )
     .option('--all', 'executions and fills: list every row selected (slower on a large ledger)')
+    .option('--offline', 'price open positions at their last fill, without asking the service')
     .option('--json', 'print the report as JSON on stdout')
     .option(
       '--csv <file>',
@@ -93,9 +97,9 @@ export function registerReportCommand(program: Command) {
     )
     .option('--html <file>', 'write one self-contained HTML page with charts')
     .exitOverride(exitWithUsageCode)
-    .action((name: string, options: ReportOptions) => {
+    .action(async (name: string, options: ReportOptions) => {
       try {
-        runReportCommand(name, options)
+        await runReportCommand(name, options)
       } catch (error) {
         if (!(error instanceof ReportUsageError)) throw error
         process.stderr.write(`stockroute report: ${error.message}\n`)
@@ -109,7 +113,10 @@ class ReportUsageError extends Error {
   override name = 'ReportUsageError'
 }
 
-function runReportCommand(name: string, options: ReportOptions): void {
+/** The reports that value open positions at a price (unrealized PnL). */
+const pricedReports: ReadonlySet<string> = new Set(['summary', 'positions', 'pnl'])
+
+async function runReportCommand(name: string, options: ReportOptions): Promise<void> {
   if (options.since && options.until && options.since.getTime() >= options.until.getTime())
     throw new ReportUsageError(
       `--since (${options.since.toISOString()}) must be before --until (${options.until.toISOString()}): the window is empty`,
@@ -132,7 +139,13 @@ function runReportCommand(name: string, options: ReportOptions): void {
   const ledger = openLedger({ path: target.ledgerPath, readonly: true })
   let report: Report
   try {
-    report = runReport(name, { ledger, now: Date.now, fxRates }, filter)
+    let prices: PriceSource | undefined
+    if (pricedReports.has(name))
+      prices = options.offline
+        ? { book: undefined, note: 'prices offline (--offline): open positions at their last fill' }
+        : await fetchMarketPriceBook(target.configPath, openPositionsOf(ledger.database), priceBudgetMs)
+    report = runReport(name, { ledger, now: Date.now, fxRates, marketPrices: prices?.book }, filter)
+    if (prices) report = { ...report, notes: [...report.notes, prices.note] }
   } finally {
     ledger.close()
   }
@@ -186,4 +199,16 @@ function parseReportName(text: string): string {
 /** Commander's exit: usage errors with code 2, help and version with 0, the rest as commander says. */
 function exitWithUsageCode(error: CommanderError): never {
   process.exit(usageErrorCodes.has(error.code) ? usageExitCode : error.exitCode)
+}
+
+/** How long a report waits for the service's market quotes before pricing offline. */
+const priceBudgetMs = 3_000
+
+/** The stocks of the ledger's open positions. */
+function openPositionsOf(database: Database.Database): { exchange: number; ticker: string }[] {
+  return database
+    .prepare<[], { exchange: number; ticker: string }>(
+      "SELECT DISTINCT exchange, ticker FROM positions WHERE balance <> '0'",
+    )
+    .all()
 }

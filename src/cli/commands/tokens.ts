@@ -8,6 +8,7 @@ import {
   iterateChainTokens,
 } from '../../api/actions/getChainTokens.js'
 import { type ExchangeCode, isExchangeCode, type TokenKind } from '../../domain/markets.js'
+import { plural } from '../../domain/plural.js'
 import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult, serviceClientFromConfig, withServiceOptions } from '../serviceClient.js'
@@ -86,7 +87,7 @@ export function registerTokensCommand(program: Command) {
       printResult(options.json, result, () => {
         const { tokens, total, pagination } = result
         const summary = pagination
-          ? `page ${pagination.page} of ${pagination.totalPages}: ${tokens.length} of ${total} tokens on chain ${result.chainId}`
+          ? `page ${pagination.page} of ${pagination.totalPages}: ${tokens.length} of ${plural(total, 'token')} on chain ${result.chainId}`
           : `${total} token${total === 1 ? '' : 's'} on chain ${result.chainId}`
         if (tokens.length === 0) return `no tokens match (${summary})`
         return [

@@ -1,3 +1,4 @@
+import { plural } from '../../domain/plural.js'
 import type { LedgerEvent } from '../../store/index.js'
 import type { DailySummaryData } from './dailySummary.js'
 import { formatBaseUnits } from './formatBaseUnits.js'
@@ -78,12 +79,12 @@ function formatDailySummary(data: DailySummaryData, assetSymbolOf: AssetSymbolOf
     .map(([state, count]) => `${count} ${state}`)
     .join(', ')
   const lines = [
-    `Daily summary ${text(data.day)} (UTC): ${data.executions?.total ?? 0} executions${states ? ` (${states})` : ''}, ${data.fills?.count ?? 0} fills${data.fills?.reversed ? ` (${data.fills.reversed} reversed)` : ''}`,
+    `Daily summary ${text(data.day)} (UTC): ${plural(data.executions?.total ?? 0, 'execution')}${states ? ` (${states})` : ''}, ${plural(data.fills?.count ?? 0, 'fill')}${data.fills?.reversed ? ` (${data.fills.reversed} reversed)` : ''}`,
   ]
   for (const row of data.notional ?? []) {
     const symbol = assetSymbolOf?.(row.chainId, row.assetToken) ?? shortHex(row.assetToken)
     lines.push(
-      `chain ${row.chainId}: bought for ${formatBaseUnits(row.bought, row.assetDecimals)} ${symbol}, sold for ${formatBaseUnits(row.sold, row.assetDecimals)} ${symbol}, fees ${formatBaseUnits(row.fees, row.assetDecimals)} (${row.fills} fills)`,
+      `chain ${row.chainId}: bought for ${formatBaseUnits(row.bought, row.assetDecimals)} ${symbol}, sold for ${formatBaseUnits(row.sold, row.assetDecimals)} ${symbol}, fees ${formatBaseUnits(row.fees, row.assetDecimals)} (${plural(row.fills, 'fill')})`,
     )
   }
   return lines.join('\n')

@@ -28,7 +28,9 @@ export function summaryReport(context: ReportContext, filter: ReportFilter): Rep
     .all(params)
   const executionTimes = database
     .prepare<Record<string, string | number | null>, { first: number | null; last: number | null }>(
-      `SELECT min(e.created_at_ms) AS first, max(e.updated_at_ms) AS last FROM executions e WHERE ${where}`,
+      // Two subqueries, so that unfiltered each is one seek in its index.
+      `SELECT (SELECT min(e.created_at_ms) FROM executions e WHERE ${where}) AS first,
+         (SELECT max(e.updated_at_ms) FROM executions e WHERE ${where}) AS last`,
     )
     .get(params)
   const breakdown = realizedBreakdown(database, filter)
