@@ -189,6 +189,14 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     },
     parameters.signal ? { signal: parameters.signal } : {},
   )
+  // Reports name each chain's amounts by its asset's symbol.
+  for (const chain of chains.values())
+    ledger.chainAssets.record({
+      chainId: chain.chainId,
+      address: chain.asset.address,
+      symbol: chain.asset.symbol,
+      decimals: chain.asset.decimals,
+    })
   let started = false
   const recovering = new Set<Promise<RecoveryReport>>()
   /** The managers start with the first recovery or submission: a preview never signs anything. */

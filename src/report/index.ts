@@ -1,5 +1,7 @@
 // The reports `stockroute report <name>` makes, and the one door to them: each report name maps to
 // its query; the renderers (./render) take any report.
+
+import { nameAssets } from './nameAssets.js'
 import { executionsReport } from './queries/executions.js'
 import { fillsReport } from './queries/fills.js'
 import { incomeReport } from './queries/income.js'
@@ -10,6 +12,7 @@ import { strategiesReport } from './queries/strategies.js'
 import { summaryReport } from './queries/summary.js'
 import { type Report, type ReportContext, type ReportFilter, type ReportName, reportNames } from './types.js'
 
+export { nameAssets } from './nameAssets.js'
 export { renderReportCsv, renderTableCsv } from './render/csv.js'
 export { csvTargetsOf } from './render/csvTargets.js'
 export { renderReportHtml, renderReportPage } from './render/html.js'
@@ -53,5 +56,5 @@ export function runReport(name: string, context: ReportContext, filter: ReportFi
   const query = (reportQueries as Partial<Record<string, ReportQuery>>)[name]
   if (query === undefined)
     throw new RangeError(`There is no report "${name}": the reports are ${availableReports().join(', ')}.`)
-  return query(context, filter)
+  return nameAssets(query(context, filter), context.ledger.database)
 }

@@ -1,6 +1,7 @@
 // The SQLite ledger: open it with openLedger, then use its repositories.
 
 export * from './allowances.js'
+export * from './chainAssets.js'
 export * from './checkpoints.js'
 export { LedgerInputError, type LedgerInputErrorCode } from './codec.js'
 export * from './events.js'

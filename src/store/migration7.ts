@@ -99,6 +99,16 @@ UPDATE executions SET last_quoted_at_ms = (SELECT max(at_ms) FROM execution_even
   WHERE execution_id = executions.id AND to_state = 'quoted'
     AND (executions.submitted_at_ms IS NULL OR at_ms <= executions.submitted_at_ms));
 
+-- Each chain's payment asset as the engine found it: reports name amounts by its symbol.
+CREATE TABLE chain_assets (
+  chain_id INTEGER NOT NULL,
+  address TEXT NOT NULL,
+  symbol TEXT NOT NULL,
+  decimals INTEGER NOT NULL,
+  recorded_at_ms INTEGER NOT NULL,
+  PRIMARY KEY (chain_id, address)
+) STRICT;
+
 CREATE INDEX executions_by_state_reason ON executions (state, reason_class);
 CREATE INDEX executions_by_strategy_outcome ON executions (strategy, chain_id, state, created_at_ms);
 CREATE INDEX executions_by_created ON executions (created_at_ms);

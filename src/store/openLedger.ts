@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { type AllowancesRepository, createAllowancesRepository } from './allowances.js'
+import { type ChainAssetsRepository, createChainAssetsRepository } from './chainAssets.js'
 import { type CheckpointsRepository, createCheckpointsRepository } from './checkpoints.js'
 import type { RepositoryContext } from './context.js'
 import { createEventsRepository, type EventsRepository } from './events.js'
@@ -83,6 +84,8 @@ export type Ledger = {
   readonly events: EventsRepository
   /** Strategies an operator switched on or off (through the control API). */
   readonly strategySwitches: StrategySwitchesRepository
+  /** The chains' payment assets (symbols for reports). */
+  readonly chainAssets: ChainAssetsRepository
   /** The notification outbox: per sink, the events still to deliver (src/daemon/notifications). */
   readonly notifications: NotificationOutboxRepository
   /**
@@ -238,6 +241,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       allowances: watched(createAllowancesRepository(context)),
       events: watched(createEventsRepository(context)),
       strategySwitches: watched(createStrategySwitchesRepository(context)),
+      chainAssets: watched(createChainAssetsRepository(context)),
       notifications: watched(createNotificationOutboxRepository(context)),
       owner: ownership
         ? watched<LedgerOwnership>({

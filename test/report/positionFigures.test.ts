@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
+import { runReport } from '../../src/report/index.js'
 import { pnlReport } from '../../src/report/queries/pnl.js'
 import { positionsReport } from '../../src/report/queries/positions.js'
 import type { MarketPriceBook } from '../../src/report/types.js'
@@ -174,6 +175,7 @@ describe('migration 7 on a ledger written before it', () => {
     const old = new Database(path)
     old.exec(`
       DROP TABLE ledger_days;
+      DROP TABLE chain_assets;
       DROP TRIGGER execution_stage_marks;
       DROP INDEX executions_by_state_reason;
       DROP INDEX executions_by_strategy_outcome;
@@ -202,9 +204,27 @@ describe('migration 7 on a ledger written before it', () => {
     try {
       expect(migrated.schemaVersion).toBe(7)
       expect(figuresOf(migrated.database)).toEqual(live)
+      // Symbols are not in an older ledger: the engine records them when it next sets its chains up.
+      expect(migrated.chainAssets.list()).toEqual([])
     } finally {
       migrated.close()
       rmSync(path, { force: true })
     }
+  })
+})
+
+describe('asset names', () => {
+  it('every table with an asset names it by the symbol the engine recorded, the address kept at the end', () => {
+    const context = figures.context()
+    const report = runReport('pnl', context, {})
+    const table = report.tables[0]
+    expect(table?.columns.map((column) => column.key).slice(0, 2)).toEqual(['chain_id', 'asset'])
+    expect(table?.columns.at(-1)).toEqual({ key: 'asset_token', title: 'Asset token', kind: 'text' })
+    const assets = figures.ledger().chainAssets.list()
+    expect(assets).toHaveLength(2)
+    for (const row of table?.rows ?? [])
+      expect(row.asset).toBe(
+        assets.find((asset) => asset.chainId === row.chain_id && asset.address === row.asset_token)?.symbol,
+      )
   })
 })

@@ -24,6 +24,7 @@ function ledgerError(run: () => unknown): LedgerError {
 }
 
 const expectedTables = [
+  'chain_assets',
   'checkpoints',
   'events',
   'execution_events',

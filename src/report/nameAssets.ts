@@ -1,0 +1,43 @@
+import type Database from 'better-sqlite3'
+import type { Report, ReportColumn } from './types.js'
+
+/**
+ * The report with each asset named: every table that has `chain_id` and `asset_token` columns gets
+ * an `asset` column (the asset's symbol, as the engine recorded it in `chain_assets`; null for an
+ * asset it never saw) in place of the address, which moves to the end as `Asset token`.
+ *
+ * @example
+ * nameAssets(pnlReport(context, {}), ledger.database).tables[0].rows[0].asset // 'USDC'
+ */
+export function nameAssets(report: Report, database: Database.Database): Report {
+  const symbols = new Map(
+    database
+      .prepare<[], { chain_id: number; address: string; symbol: string }>(
+        'SELECT chain_id, address, symbol FROM chain_assets',
+      )
+      .all()
+      .map((row) => [`${row.chain_id}:${row.address.toLowerCase()}`, row.symbol]),
+  )
+  return {
+    ...report,
+    tables: report.tables.map((table) => {
+      const keys = new Set(table.columns.map((column) => column.key))
+      if (!keys.has('chain_id') || !keys.has('asset_token') || keys.has('asset')) return table
+      const columns: ReportColumn[] = table.columns.flatMap((column) =>
+        column.key === 'asset_token' ? [{ key: 'asset', title: 'Asset', kind: 'text' as const }] : [column],
+      )
+      columns.push({ key: 'asset_token', title: 'Asset token', kind: 'text' })
+      return {
+        ...table,
+        columns,
+        rows: table.rows.map((row) => ({
+          ...row,
+          asset:
+            typeof row.asset_token === 'string'
+              ? (symbols.get(`${row.chain_id}:${row.asset_token.toLowerCase()}`) ?? null)
+              : null,
+        })),
+      }
+    }),
+  }
+}
