@@ -1,3 +1,4 @@
+import { parseUnits } from 'viem'
 import type { ExchangeCode } from '../domain/markets.js'
 import { type ScheduleStrategyConfig, scheduleStrategyConfigSchema } from './config.js'
 import { instrumentOf } from './instrumentOf.js'
@@ -30,6 +31,10 @@ export type ScheduleStrategy = Strategy & {
  * window yields the same ids and the engine trades each fire time once. After a long downtime only
  * the latest `maxCatchUp` (default 1) missed fire times are traded. Expressions are read in
  * `timezone`, default UTC, so fire times and ids do not depend on the host's zone.
+ *
+ * A sell of a share quantity (`amountType: 'stocktoken'`) fires only when the ledger's position
+ * holds that much: a trim scheduled before anything was bought does nothing rather than fail in
+ * simulation.
  *
  * Throws {@link StrategyConfigError} at creation for a bad configuration, an invalid cron
  * expression included.
@@ -74,6 +79,7 @@ export function createScheduleStrategy(
     },
     evaluate(input: StrategyInput): StrategyIntent[] {
       const sinceMs = input.sinceMs ?? input.nowMs - defaultScheduleLookbackMs
+      if (parsed.side === 'sell' && parsed.amountType === 'stocktoken' && !holds(input, parsed)) return []
       return dueFireTimes(sinceMs, input.nowMs).map((fireMs) => ({
         intentId: `schedule:${parsed.id}:${new Date(fireMs).toISOString()}`,
         chainId: parsed.chainId,
@@ -84,5 +90,23 @@ export function createScheduleStrategy(
         ...(parsed.amountType === undefined ? {} : { amountType: parsed.amountType }),
       }))
     },
+  }
+}
+
+/** Whether the position holds the shares a sell of `amountIn` shares gives. */
+function holds(
+  input: StrategyInput,
+  sale: { chainId: number; ticker: string; exchange: ExchangeCode; amountIn: string },
+): boolean {
+  const position = input.positions.find(
+    (held) => held.chainId === sale.chainId && held.ticker === sale.ticker && held.exchange === sale.exchange,
+  )
+  if (!position) return false
+  const decimals = position.tokenKind === 'share' ? 18 : 0
+  try {
+    return position.balance >= parseUnits(sale.amountIn, decimals)
+  } catch {
+    // An amount the token cannot hold: let the engine refuse it with its own message.
+    return true
   }
 }

@@ -104,7 +104,7 @@ describe('createScheduleStrategy', () => {
     ).toEqual([Date.parse('2026-01-09T14:00:00Z'), Date.parse('2026-01-12T14:00:00Z')])
   })
 
-  it('carries amountType and needs no prices', () => {
+  it('carries amountType and needs no prices; a sale of shares fires only when the position holds them', () => {
     const strategy = createScheduleStrategy({
       ...dca,
       ticker: '0700',
@@ -116,7 +116,20 @@ describe('createScheduleStrategy', () => {
     })
     // Traded, so priced: the guard compares the firm quote with it.
     expect(strategy.symbols()).toEqual([{ market: 'hkex', symbol: '0700' }])
-    expect(strategy.evaluate(snapshot({ sinceMs: t0, nowMs: t0 + 5_000 }))).toEqual([
+    const held = (balance: bigint) => [
+      {
+        chainId: 31337,
+        ticker: '0700',
+        exchange: 1 as const,
+        tokenKind: 'stock' as const,
+        balance,
+        lotSize: 100n,
+      },
+    ]
+    // A sale the position cannot cover does not fire (a trim before the first buy).
+    expect(strategy.evaluate(snapshot({ sinceMs: t0, nowMs: t0 + 5_000 }))).toEqual([])
+    expect(strategy.evaluate(snapshot({ sinceMs: t0, nowMs: t0 + 5_000, positions: held(99n) }))).toEqual([])
+    expect(strategy.evaluate(snapshot({ sinceMs: t0, nowMs: t0 + 5_000, positions: held(100n) }))).toEqual([
       {
         intentId: 'schedule:dca-aapl:2026-01-05T14:00:05.000Z',
         chainId: 31337,
