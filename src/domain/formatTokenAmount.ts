@@ -1,8 +1,7 @@
 import { type TokenKind, tokenKinds } from './markets.js'
 
-// How an amount in base units reads for a person, in messages and operator lines (guard and risk
-// messages, CLI, daemon activity). The same rules as the reports' formatter
-// (src/report/formatAmount.ts), here in domain so that the engine and the daemon can use them:
+// How an amount in base units reads for a person: in messages and operator lines (guard and risk
+// messages, CLI, daemon activity) and in every report (src/report/formatAmount.ts delegates here):
 //
 //   1. Units with at most 6 decimals (USDC, whole StockToken shares) are shown exactly.
 //   2. Units with more (18-decimal assets, ShareToken quantities) are rounded half away from zero
@@ -11,7 +10,7 @@ import { type TokenKind, tokenKinds } from './markets.js'
 //   4. Trailing fraction zeros and a trailing "." are trimmed; a negative amount has one "-".
 
 /** Fraction digits kept for units with more decimals than this (rule 2). */
-const keptFractionDigits = 6
+export const keptFractionDigits = 6
 
 /**
  * A signed amount of base units of a unit with `decimals` decimals, as a decimal a person reads.
