@@ -2,6 +2,7 @@ import type { Engine } from '../engine/createEngine.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { StockrouteConfig } from './config.js'
 import { createControlPlane } from './createControlPlane.js'
+import { engineSettingsOf } from './engineConfig.js'
 import { controlRoutes, type DaemonStatus } from './healthRoutes.js'
 import type { DaemonMetrics } from './metrics.js'
 import type { Notifier } from './notifications/index.js'
@@ -14,13 +15,15 @@ export type DaemonApi = {
   url: string
   /** The bearer token every /v1 request needs (the config's `api.tokenEnv`, else generated for this run). */
   token: string
+  /** The browser dashboard (docs/dashboard.md): log in with {@link token}. */
+  dashboardUrl: string
   /** Closes the server (open event streams end) and removes the runtime file. */
   close(): Promise<void>
 }
 
 /**
  * Starts the control API over the daemon (swaps, executions, kill switch, strategies, positions,
- * balances, events, OpenAPI, /health, /metrics), always behind a bearer token: the operator's
+ * balances, events, OpenAPI, /health, /metrics, the browser dashboard and its report routes), always behind a bearer token: the operator's
  * (`api.tokenEnv`) or one generated into a 0600 file beside the ledger. Then writes the runtime file
  * beside the ledger (URL, pid, where the token is), by which the CLI finds the daemon.
  *
@@ -57,6 +60,13 @@ export async function startDaemonApi(parameters: {
     port: settings.port,
     allowRemote: settings.allowRemote,
     bearerToken: control.token,
+    // The browser dashboard on the same loopback server, behind the same token (docs/dashboard.md).
+    dashboard: {
+      ledger,
+      now: Date.now,
+      fxRates: engineSettingsOf(config).fxRates,
+      lastReconciliation: () => status.lastReconciliation,
+    },
     extraRoutes: controlRoutes({ status, engine, ledger, metrics, notifier: parameters.notifier }),
     logger: parameters.logger,
   })
@@ -72,6 +82,7 @@ export async function startDaemonApi(parameters: {
   return {
     url: server.url,
     token: control.token,
+    dashboardUrl: `${server.url}/dashboard/`,
     close() {
       closing ??= server.close().finally(() => removeRuntimeFile({ ledgerPath, pid: process.pid }))
       return closing

@@ -28,14 +28,12 @@ export function createChainAssetsRepository({ db, now }: RepositoryContext): Cha
   )
   return {
     list: () =>
-      selectAll
-        .all()
-        .map((row) => ({
-          chainId: row.chain_id,
-          address: row.address,
-          symbol: row.symbol,
-          decimals: row.decimals,
-        })),
+      selectAll.all().map((row) => ({
+        chainId: row.chain_id,
+        address: row.address,
+        symbol: row.symbol,
+        decimals: row.decimals,
+      })),
     record(asset) {
       upsert.run(asset.chainId, asset.address, asset.symbol, asset.decimals, now())
     },

@@ -15,6 +15,8 @@ import {
   renderTableCsv,
   runReport,
 } from '../../src/report/index.js'
+import { chartOfTable } from '../../src/report/render/chartOfTable.js'
+import { uplotSource } from '../../src/report/render/uplotSource.js'
 import { openLedger } from '../../src/store/index.js'
 
 // The renderers on every report this build makes (over a small ledger written here) and on a
@@ -146,8 +148,21 @@ describe('renderers', () => {
       const page = renderReportPage(report)
       expect(page.startsWith('<!doctype html>')).toBe(true)
       expect(page).toContain(renderReportHtml(report))
-      // Nothing fetched when viewed: no URL, no script, no link, no external style or image.
-      expect(page).not.toMatch(/https?:|\/\/[a-z]|<script|<link|<img|<iframe|\bsrc=|\bhref=|url\(|@import/i)
+      // The chart library is inlined (uPlot's build and stylesheet), and a CSP forbids every fetch.
+      const { script, style } = uplotSource()
+      expect(page).toContain(`<script>${script}</script>`)
+      expect(page).toContain(`<style>${style}</style>`)
+      expect(page).toContain(
+        `content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'"`,
+      )
+      // Nothing fetched when viewed: outside the inlined code, no URL, link, image, frame or import.
+      const markup = page.replace(/<script>[\s\S]*?<\/script>/g, '').replace(/<style>[\s\S]*?<\/style>/g, '')
+      expect(markup).not.toMatch(/https?:|\/\/[a-z]|<script|<link|<img|<iframe|\bsrc=|\bhref=|url\(|@import/i)
+      expect(page).not.toMatch(/<script[^>]*\bsrc=|<link|@import|url\(\s*['"]?https?:/i)
+      // One chart container per chartable table.
+      expect(page.match(/<div class="sr-chart"/g)?.length ?? 0).toBe(
+        report.tables.filter((table) => chartOfTable(table) !== undefined).length,
+      )
       for (const table of report.tables) expect(page).toContain(`data-table="${table.key}"`)
       expect(page.match(/<tr>/g)?.length).toBe(
         report.tables.reduce((sum, table) => sum + 1 + Math.max(table.rows.length, 1), 0),
@@ -160,11 +175,12 @@ describe('renderers', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt; 香港')
     expect(html).not.toContain('<script>')
     expect(html).toContain('Odd &lt;values&gt; &amp; &quot;quotes&quot;')
-    expect(html).toContain('<svg class="sr-chart"')
+    expect(html).toContain('<div class="sr-chart" role="img"')
+    expect(html).toContain('data-chart="{&quot;title&quot;')
     expect(html).toContain('a note with &lt;angle&gt; brackets &amp; an ampersand')
     const latency = reports.find((report) => report.name === 'latency')
     if (!latency) throw new Error('no latency report')
-    expect(renderReportHtml(latency).match(/<svg/g)).toHaveLength(1)
+    expect(renderReportHtml(latency).match(/data-chart=/g)).toHaveLength(1)
   })
 
   it('renders a terminal table: aligned columns, numbers right, a missing value as -, long text cut', () => {

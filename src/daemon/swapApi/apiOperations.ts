@@ -11,6 +11,16 @@ import {
   strategyIdSchema,
 } from './controlSchemas.js'
 import {
+  discrepancyListSchema,
+  latencySeriesReplySchema,
+  pnlSeriesQuerySchema,
+  pnlSeriesReplySchema,
+  reportNameSchema,
+  reportQuerySchema,
+  reportReplySchema,
+  seriesQuerySchema,
+} from './dashboardSchemas.js'
+import {
   balancesSchema,
   cancelReplySchema,
   executionDetailSchema,
@@ -29,7 +39,7 @@ import { executionIdSchema, idempotencyKeySchema, quoteQuerySchema, swapRequestS
 /** One route of the API as GET /v1/openapi.json describes it, with the schemas its handler uses. */
 export type OperationDoc = {
   operationId: string
-  tag: 'swaps' | 'executions' | 'kill switch' | 'strategies' | 'portfolio' | 'events' | 'meta'
+  tag: 'swaps' | 'executions' | 'kill switch' | 'strategies' | 'portfolio' | 'events' | 'reports' | 'meta'
   summary: string
   description?: string | undefined
   /** The route's `:name` segments. */
@@ -205,6 +215,36 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
         contentType: 'text/event-stream',
       },
     },
+  },
+  'GET /v1/reports/:name': {
+    operationId: 'getReport',
+    tag: 'reports',
+    summary: 'A report of the ledger as JSON, with the filters of `stockroute report`',
+    description: 'The same object as `stockroute report <name> --json` (docs/reports.md).',
+    params: { name: reportNameSchema },
+    query: reportQuerySchema,
+    replies: { 200: { description: 'the report', schema: reportReplySchema } },
+  },
+  'GET /v1/series/pnl': {
+    operationId: 'getPnlSeries',
+    tag: 'reports',
+    summary: 'Cumulative PnL, fees and cost of open positions per chain and asset, day by day',
+    query: pnlSeriesQuerySchema,
+    replies: { 200: { description: 'one series per chain and asset', schema: pnlSeriesReplySchema } },
+  },
+  'GET /v1/series/latency': {
+    operationId: 'getLatencySeries',
+    tag: 'reports',
+    summary: 'Quote → broadcast and broadcast → inclusion of the newest executions, per chain',
+    query: seriesQuerySchema('/v1/series/latency'),
+    replies: { 200: { description: 'points, oldest first', schema: latencySeriesReplySchema } },
+  },
+  'GET /v1/discrepancies': {
+    operationId: 'listDiscrepancies',
+    tag: 'reports',
+    summary: 'What reconciliation found (ledger, chain and service disagree) and what became of it',
+    query: seriesQuerySchema('/v1/discrepancies'),
+    replies: { 200: { description: 'newest first', schema: discrepancyListSchema } },
   },
   'GET /v1/openapi.json': {
     operationId: 'getOpenApi',

@@ -39,7 +39,7 @@ function parseIsoTime(text: string): number {
 }
 
 /** A time: Unix milliseconds, or an ISO 8601 date or date-time. */
-const queryTime = z
+export const queryTime = z
   .string({ error: typeError('a time: Unix milliseconds or ISO 8601, e.g. "2025-06-02T14:30:00Z"') })
   .max(40, 'is longer than 40 characters')
   .describe('Unix milliseconds, or ISO 8601 (e.g. 2025-06-02 or 2025-06-02T14:30:00Z; UTC without an offset)')

@@ -7,6 +7,8 @@ export type FieldProblem = { field: string; problem: string }
 export const controlApiErrorCodes = [
   'BAD_REQUEST',
   'UNAUTHORIZED',
+  /** A dashboard session's state-changing request without its X-CSRF-Token (403). */
+  'FORBIDDEN',
   'NOT_FOUND',
   'METHOD_NOT_ALLOWED',
   'PAYLOAD_TOO_LARGE',

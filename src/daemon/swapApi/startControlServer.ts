@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { bearerTokenMatches } from './bearerTokenMatches.js'
+import { authenticateRequest } from './authenticateRequest.js'
 import { buildOpenApiDocument } from './buildOpenApiDocument.js'
 import type { ControlPlane } from './controlPlane.js'
 import { controlPlaneRoutes } from './controlPlaneRoutes.js'
 import { createEventFeed } from './createEventFeed.js'
+import type { DashboardData } from './dashboardData.js'
+import { dashboardDataRoutes } from './dashboardDataRoutes.js'
+import { dashboardPageRoutes } from './dashboardPageRoutes.js'
+import { createDashboardSessions } from './dashboardSessions.js'
 import { ControlApiError, ControlServerError } from './errors.js'
 import type { EventStreamSettings } from './getEvents.js'
 import { getOpenApi } from './getOpenApi.js'
@@ -47,6 +51,13 @@ export type StartControlServerParameters = {
    * strategies, positions, balances and the event stream (see docs/control-api.md).
    */
   controlPlane?: ControlPlane | undefined
+  /**
+   * With it, the server also serves the browser dashboard (`/dashboard/`, its login making a
+   * session cookie that `/v1` routes accept beside the token) and the routes its pages read:
+   * `GET /v1/reports/:name`, `/v1/series/pnl`, `/v1/series/latency`, `/v1/discrepancies`
+   * (see docs/dashboard.md).
+   */
+  dashboard?: DashboardData | undefined
 }
 
 /** A running control server. */
@@ -96,11 +107,14 @@ export async function startControlServer(parameters: StartControlServerParameter
   const apiRoutes: ControlRoute[] = [
     ...swapApiRoutes(engine, logger),
     ...(plane && feed ? controlPlaneRoutes({ plane, feed, events: eventStreamSettings, logger }) : []),
+    ...(parameters.dashboard ? dashboardDataRoutes(parameters.dashboard) : []),
     { method: 'GET', path: '/v1/openapi.json', handle: getOpenApi(() => openApiDocument) },
   ]
+  const sessions = parameters.dashboard ? createDashboardSessions() : undefined
+  const pageRoutes = sessions ? dashboardPageRoutes({ sessions, bearerToken }) : []
   // Built now: a /v1 route without a description stops the start, not a request.
   const openApiDocument = buildOpenApiDocument(apiRoutes, { bearer: bearerToken !== undefined })
-  const match = createRouteMatcher([...apiRoutes, ...(parameters.extraRoutes ?? [])])
+  const match = createRouteMatcher([...apiRoutes, ...pageRoutes, ...(parameters.extraRoutes ?? [])])
   const routeList = apiRoutes.map((route) => `${route.method} ${route.path}`).join(', ')
   let closing = false
   let closed: Promise<void> | undefined
@@ -136,7 +150,8 @@ export async function startControlServer(parameters: StartControlServerParameter
           code: 'BAD_REQUEST',
           message: 'The request target must be a path starting with "/".',
         })
-      if (isApi && bearerToken !== undefined) authenticate(incoming.headers.authorization, bearerToken)
+      if (isApi && bearerToken !== undefined)
+        authenticateRequest({ method, headers: incoming.headers, bearerToken, sessions })
       const found = match(method, path)
       if (found.kind === 'notFound')
         throw new ControlApiError({
@@ -302,19 +317,6 @@ function checkOptions(parameters: StartControlServerParameters) {
       details: { host: options.host },
     })
   return options
-}
-
-function authenticate(authorization: string | undefined, bearerToken: string): void {
-  if (bearerTokenMatches(authorization, bearerToken)) return
-  throw new ControlApiError({
-    status: 401,
-    code: 'UNAUTHORIZED',
-    message:
-      authorization === undefined
-        ? 'This route needs a token: send Authorization: Bearer <token>, with the control API token of the daemon.'
-        : 'The Authorization header does not carry the control API token: send Authorization: Bearer <token>, with the token the daemon was configured with.',
-    headers: { 'www-authenticate': 'Bearer realm="stockroute"' },
-  })
 }
 
 function errorReply(

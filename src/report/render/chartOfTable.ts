@@ -1,5 +1,13 @@
 import type { ReportColumn, ReportTable } from '../types.js'
-import type { BarChart } from './barChartSvg.js'
+
+/** What a report chart shows: one group of values per label (a row), one value per series (a measure). */
+export type BarChart = {
+  title: string
+  /** Unit shown after each value (`ms`, `bps`); empty for none. */
+  unit: string
+  labels: readonly string[]
+  series: readonly { name: string; values: readonly (number | null)[] }[]
+}
 
 /** Tables with more rows than this get no chart (the table is the better view). */
 const maxChartRows = 40

@@ -1,9 +1,10 @@
 import type { Report, ReportColumn, ReportTable } from '../types.js'
-import { barChartSvg } from './barChartSvg.js'
 import { cellText } from './cellText.js'
 import { chartOfTable } from './chartOfTable.js'
 import { describeFilter } from './describeFilter.js'
 import { escapeHtml } from './escapeHtml.js'
+import { reportChartScript } from './reportChartScript.js'
+import { uplotSource } from './uplotSource.js'
 
 const numericKinds: readonly ReportColumn['kind'][] = ['integer', 'decimal', 'percent', 'ms']
 
@@ -19,16 +20,16 @@ export const reportStyles = `
 .sr-report th { background: #f3f5f8; }
 .sr-report td.sr-num, .sr-report th.sr-num { text-align: right; font-variant-numeric: tabular-nums; }
 .sr-report td.sr-null { color: #9aa1ab; }
-.sr-report .sr-chart { display: block; max-width: 100%; height: auto; margin: .5rem 0; }
-.sr-report .sr-chart text { fill: #1d2430; }
+.sr-report .sr-chart { max-width: 100%; overflow-x: auto; margin: .5rem 0; min-height: 2rem; }
 .sr-report .sr-notes { color: #3d4552; font-size: .85rem; }
 `
 
 /**
  * A report as an HTML fragment, a `<section class="sr-report">` with no script and no external
- * reference: its title and filter, each table under its title with an inline SVG chart when one
- * fits (see chartOfTable), and its notes. Pair it with {@link reportStyles} (a dashboard embeds
- * fragments in its own page); {@link renderReportPage} makes a whole file.
+ * reference: its title and filter, each table under its title with a chart container when a chart
+ * fits (see chartOfTable; `<div class="sr-chart" data-chart="JSON">`, drawn by the page's uPlot
+ * script), and its notes. Pair it with {@link reportStyles} (a dashboard embeds fragments in its own
+ * page); {@link renderReportPage} makes a whole file.
  *
  * @example
  * dashboard.innerHTML = renderReportHtml(report)
@@ -42,7 +43,10 @@ export function renderReportHtml(report: Report): string {
   for (const table of report.tables) {
     parts.push(`<h3 id="${escapeHtml(`${report.name}-${table.key}`)}">${escapeHtml(table.title)}</h3>`)
     const chart = chartOfTable(table)
-    if (chart) parts.push(barChartSvg(chart))
+    if (chart)
+      parts.push(
+        `<div class="sr-chart" role="img" aria-label="${escapeHtml(chart.title)}" data-chart="${escapeHtml(JSON.stringify(chart))}"></div>`,
+      )
     parts.push(tableHtml(table))
   }
   if (report.notes.length > 0)
@@ -55,23 +59,29 @@ export function renderReportHtml(report: Report): string {
 }
 
 /**
- * A report as one self-contained HTML page (styles inline, charts inline SVG, no script, nothing
- * fetched when it is viewed), for `stockroute report <name> --html FILE`.
+ * A report as one self-contained HTML page, for `stockroute report <name> --html FILE`: styles,
+ * uPlot (read from node_modules now) and the chart script all inline, and a Content-Security-Policy
+ * that lets the page fetch nothing at all when it is viewed.
  *
  * @example
  * writeFileSync('fills.html', renderReportPage(report))
  */
 export function renderReportPage(report: Report): string {
+  const uplot = uplotSource()
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'">
 <title>stockroute ${escapeHtml(report.name)} report</title>
+<style>${uplot.style}</style>
 <style>${reportStyles}</style>
 </head>
 <body>
 ${renderReportHtml(report)}
+<script>${uplot.script}</script>
+<script>${reportChartScript}</script>
 </body>
 </html>
 `

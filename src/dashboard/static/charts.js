@@ -1,0 +1,51 @@
+// Time-series charts with uPlot (global, loaded by index.html from the daemon): small and fast on
+// long series, canvas drawn, and its legend writes labels with textContent.
+
+import { el } from './dom.js'
+
+const palette = ['#3b6ea8', '#e07b39', '#5a9e4b', '#b8483e', '#7d5ba6', '#8c6d46']
+
+/**
+ * Draws a time chart into `box`: `xs` are Unix ms, each series `{ label, values }` aligned with them
+ * (null for a gap). Resizes with the box. Returns a function that removes the chart.
+ * @example const remove = timeChart(box, { xs, series: [{ label: 'p50', values }], unit: 'ms' })
+ */
+export function timeChart(box, { xs, series, unit = '', dots = false }) {
+  if (xs.length === 0) {
+    box.append(el('p', { class: 'muted' }, 'nothing to chart yet'))
+    return () => undefined
+  }
+  const width = () => Math.max(240, Math.min(box.clientWidth || 320, 1200))
+  const options = {
+    width: width(),
+    height: 220,
+    // A lone point (or a burst within a minute) gets an hour around it, not uPlot's default years.
+    scales: {
+      x: { time: true, range: (_u, min, max) => (max - min < 60 ? [min - 1800, max + 1800] : [min, max]) },
+    },
+    axes: [{}, { label: unit, size: 60 }],
+    series: [
+      {},
+      ...series.map((one, index) => ({
+        label: one.label,
+        stroke: palette[index % palette.length],
+        width: 2,
+        spanGaps: true,
+        ...(dots
+          ? { paths: () => null, points: { show: true, size: 7, fill: palette[index % palette.length] } }
+          : {}),
+      })),
+    ],
+  }
+  const plot = new globalThis.uPlot(
+    options,
+    [xs.map((ms) => ms / 1000), ...series.map((one) => one.values)],
+    box,
+  )
+  const observer = new ResizeObserver(() => plot.setSize({ width: width(), height: 220 }))
+  observer.observe(box)
+  return () => {
+    observer.disconnect()
+    plot.destroy()
+  }
+}

@@ -1,0 +1,82 @@
+// Strategies: each configured strategy, whether it runs, the last switch and the last run, and
+// switches to enable or disable it with a reason (kept across restarts by the daemon).
+
+import { api, Unauthorized } from './api.js'
+import { card, clear, el, row, table, timeText } from './dom.js'
+
+const refreshMs = 5000
+
+export async function renderStrategies(main, { onUnauthorized }) {
+  const box = card('Strategies', { id: 'strategies', class: 'card wide' })
+  const reasonInput = el('input', {
+    id: 'strategy-reason',
+    type: 'text',
+    placeholder: 'reason (optional)',
+    maxlength: 500,
+  })
+  const message = el('p', { class: 'error', role: 'alert' })
+  const listBox = el('div')
+  box.append(el('div', { class: 'controls' }, reasonInput), message, listBox)
+  main.append(box)
+
+  const flip = (id, enable) => async () => {
+    try {
+      const reason = reasonInput.value.trim()
+      await api(`/v1/strategies/${encodeURIComponent(id)}/${enable ? 'enable' : 'disable'}`, {
+        body: reason ? { reason } : {},
+      })
+      reasonInput.value = ''
+      message.textContent = ''
+      await refresh()
+    } catch (error) {
+      if (error instanceof Unauthorized) onUnauthorized()
+      else message.textContent = String(error.message)
+    }
+  }
+
+  async function refresh() {
+    const { strategies } = await api('/v1/strategies')
+    clear(listBox).append(
+      table(
+        ['id', 'kind', 'state', 'last switch', 'last run', 'submitted', 'refused', 'error', 'next run', ''],
+        strategies.map((strategy) =>
+          row([
+            strategy.id,
+            strategy.kind,
+            { text: strategy.enabled ? 'enabled' : 'disabled', class: strategy.enabled ? 'ok' : 'halted' },
+            {
+              text: strategy.switched
+                ? `${strategy.switched.enabled ? 'on' : 'off'}: ${strategy.switched.reason} (${timeText(strategy.switched.at)})`
+                : 'config',
+              class: 'wrap',
+            },
+            timeText(strategy.lastRun?.at),
+            { text: strategy.lastRun?.submitted ?? '–', class: 'num' },
+            { text: strategy.lastRun?.refused ?? '–', class: 'num' },
+            { text: strategy.lastRun?.error ?? '', class: 'wrap' },
+            // Strategies are evaluated on every market-data tick while enabled.
+            strategy.enabled ? 'next market-data tick' : '–',
+            el(
+              'button',
+              {
+                type: 'button',
+                onclick: flip(strategy.id, !strategy.enabled),
+                class: strategy.enabled ? 'danger' : '',
+              },
+              strategy.enabled ? 'Disable' : 'Enable',
+            ),
+          ]),
+        ),
+        { id: 'strategies-table' },
+      ),
+    )
+  }
+
+  await refresh()
+  const timer = setInterval(() => {
+    refresh().catch((error) => {
+      if (error instanceof Unauthorized) onUnauthorized()
+    })
+  }, refreshMs)
+  return () => clearInterval(timer)
+}
