@@ -247,6 +247,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
         notifier: resources.notifier,
         logger: logger.child({ component: 'api' }),
         startedAt,
+        marketData,
       })
       write(`control API ${resources.api.url} (docs/control-api.md; GET /v1/openapi.json, /health, /metrics)`)
       write(`dashboard ${resources.api.dashboardUrl} (docs/dashboard.md; log in with the control API token)`)

@@ -1,9 +1,13 @@
+import { formatUnits } from 'viem'
+import { priceDecimals } from '../domain/units.js'
 import type { Engine } from '../engine/createEngine.js'
+import type { MarketPriceBook } from '../report/types.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { StockrouteConfig } from './config.js'
 import { createControlPlane } from './createControlPlane.js'
 import { engineSettingsOf } from './engineConfig.js'
 import { controlRoutes, type DaemonStatus } from './healthRoutes.js'
+import type { MarketDataCache } from './marketData.js'
 import type { DaemonMetrics } from './metrics.js'
 import type { Notifier } from './notifications/index.js'
 import { prepareControlToken, removeRuntimeFile, writeRuntimeFile } from './runtimeFile.js'
@@ -41,6 +45,8 @@ export async function startDaemonApi(parameters: {
   notifier: Pick<Notifier, 'status'> | undefined
   logger: ControlServerLogger
   startedAt: number
+  /** The daemon's price cache: reports served to the dashboard value positions at its fresh prices. */
+  marketData?: Pick<MarketDataCache, 'snapshot'> | undefined
 }): Promise<DaemonApi> {
   const { config, ledger, engine, status, metrics } = parameters
   const settings = config.daemon.api
@@ -66,6 +72,7 @@ export async function startDaemonApi(parameters: {
       now: Date.now,
       fxRates: engineSettingsOf(config).fxRates,
       lastReconciliation: () => status.lastReconciliation,
+      marketPrices: parameters.marketData ? () => priceBookOf(parameters.marketData) : undefined,
     },
     extraRoutes: controlRoutes({ status, engine, ledger, metrics, notifier: parameters.notifier }),
     logger: parameters.logger,
@@ -88,4 +95,19 @@ export async function startDaemonApi(parameters: {
       return closing
     },
   }
+}
+
+/** The cache's fresh prices as a report's price book (`market:symbol` → price in the market's currency). */
+function priceBookOf(marketData: Pick<MarketDataCache, 'snapshot'> | undefined): MarketPriceBook | undefined {
+  if (!marketData) return undefined
+  const currencies: Record<string, string> = { usex: 'USD', hkex: 'HKD', krex: 'KRW' }
+  const book = new Map<string, { price: string; currency: string; atMs: number }>()
+  for (const [key, price] of marketData.snapshot())
+    if (!price.stale)
+      book.set(key, {
+        price: formatUnits(price.price, priceDecimals),
+        currency: currencies[price.market] ?? '',
+        atMs: price.atMs,
+      })
+  return book
 }

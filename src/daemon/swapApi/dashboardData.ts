@@ -10,6 +10,8 @@ export type DashboardData = {
   ledger: Pick<Ledger, 'database' | 'events'>
   now: () => number
   fxRates?: ReportContext['fxRates'] | undefined
+  /** The daemon's fresh market prices (its price cache), for unrealized PnL at the market. */
+  marketPrices?: (() => ReportContext['marketPrices']) | undefined
   /** The last reconciliation run, undefined before the first. */
   lastReconciliation: () => { atMs: number; discrepancies: number } | undefined
 }

@@ -34,7 +34,8 @@ export function getPnlSeries(data: DashboardData) {
       if (!entry) {
         entry = {
           chainId: Number(row.chain_id),
-          asset: String(row.asset_token),
+          // The symbol the engine recorded (runReport names assets), else the address.
+          asset: String(row.asset ?? row.asset_token),
           sums: [0n, 0n, 0n],
           points: [],
         }

@@ -20,7 +20,7 @@ export function getReport(data: DashboardData) {
     const query = readQuery(request, reportQuerySchema, 'Invalid report query')
     const report = runReport(
       name,
-      { ledger: data.ledger, now: data.now, fxRates: data.fxRates },
+      { ledger: data.ledger, now: data.now, fxRates: data.fxRates, marketPrices: data.marketPrices?.() },
       {
         chainId: query.chainId,
         ticker: query.ticker,

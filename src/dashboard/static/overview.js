@@ -62,11 +62,12 @@ export async function renderOverview(main, { onUnauthorized }) {
     const [kill, health, positions] = await Promise.all([
       api('/v1/kill-switch'),
       fetch('/health').then((response) => response.json()),
-      api('/v1/positions'),
+      // The positions report: amounts in the token's and the asset's units, valued at the daemon's prices.
+      api('/v1/reports/positions'),
     ])
     showKillSwitch(kill)
     clear(chainsBox).append(el('h2', {}, 'Chains'), chainsTable(health))
-    clear(positionsBox).append(el('h2', {}, 'Positions'), positionsTable(positions.positions))
+    clear(positionsBox).append(el('h2', {}, 'Positions'), positionsTable(positions.tables[0]))
   }
 
   const pnl = await api('/v1/series/pnl')
@@ -93,7 +94,7 @@ function chainsTable(health) {
           chain.asset,
           wallet.address,
           { text: wallet.state, class: wallet.state === 'ready' ? 'ok' : 'halted' },
-          { text: JSON.stringify(wallet.recovery ?? null), class: 'wrap' },
+          { text: wallet.recovery ?? '–', class: 'wrap' },
           { text: wallet.pending, class: 'num' },
           { text: wallet.nextNonce ?? '–', class: 'num' },
         ]),
@@ -110,21 +111,33 @@ function chainsTable(health) {
   )
 }
 
-function positionsTable(positions) {
+/** The columns of the positions report shown here, in order. */
+const positionColumns = [
+  'chain_id',
+  'ticker',
+  'balance',
+  'asset',
+  'avg_price',
+  'cost_basis',
+  'price',
+  'price_source',
+  'unrealized_pnl',
+  'realized_pnl',
+]
+
+function positionsTable(report) {
+  const titles = new Map((report?.columns ?? []).map((column) => [column.key, column]))
+  const keys = positionColumns.filter((key) => titles.has(key))
   return table(
-    ['chain', 'ticker', 'kind', 'balance', 'available', 'cost basis', 'realized PnL', 'avg price', 'updated'],
-    positions.map((position) =>
-      row([
-        { text: position.chainId, class: 'num' },
-        position.ticker,
-        position.tokenKind,
-        { text: position.balance, class: 'num' },
-        { text: position.available, class: 'num' },
-        { text: position.costBasis, class: 'num' },
-        { text: position.realizedPnl, class: 'num' },
-        { text: position.avgPrice ?? '–', class: 'num' },
-        timeText(position.updatedAt),
-      ]),
+    keys.map((key) => titles.get(key).title),
+    (report?.rows ?? []).map((position) =>
+      row(
+        keys.map((key) => {
+          const kind = titles.get(key).kind
+          const numeric = kind === 'decimal' || kind === 'integer'
+          return { text: position[key] ?? '–', class: numeric ? 'num' : '' }
+        }),
+      ),
     ),
   )
 }
@@ -135,7 +148,7 @@ function drawPnl(box, series) {
     el(
       'p',
       { class: 'muted' },
-      'Per day (UTC), in the asset: positions at cost (the ledger keeps no past market prices); amounts in base units are in Positions.',
+      'Per day (UTC), in the asset: open positions at cost (the ledger keeps no past market prices), realized PnL and fees, cumulative.',
     ),
   )
   if (series.length === 0) {
@@ -143,6 +156,21 @@ function drawPnl(box, series) {
     return () => undefined
   }
   const removers = series.map((one) => {
+    // A single day is a figure, not a curve: say it.
+    if (one.points.length < 2) {
+      const only = one.points[0]
+      box.append(
+        el('h3', {}, `chain ${one.chainId} · ${one.asset}`),
+        el(
+          'p',
+          {},
+          only
+            ? `${only.day} (the only day so far): equity at cost ${only.costBasis}, realized PnL ${only.realizedPnl}, fees ${only.fees} ${one.asset}`
+            : 'no fills yet',
+        ),
+      )
+      return () => undefined
+    }
     const chartBox = el('div', { class: 'chart' })
     // An asset the ledger cannot name is its address: shortened for the axis.
     const asset = one.asset.length > 12 ? `${one.asset.slice(0, 6)}…${one.asset.slice(-4)}` : one.asset
