@@ -1,5 +1,5 @@
 import type { Ledger } from '../store/openLedger.js'
-import type { AnyStrategy } from '../strategy/index.js'
+import { type AnyStrategy, nextCronFireTime } from '../strategy/index.js'
 import type { StrategyStatus } from './swapApi/controlPlane.js'
 
 /** What one evaluation of a strategy did (kept for `GET /v1/strategies`). */
@@ -27,18 +27,24 @@ export type StrategyControl = {
 export function createStrategyControl(parameters: {
   strategies: readonly AnyStrategy[]
   ledger: Pick<Ledger, 'strategySwitches'>
+  now?: (() => number) | undefined
 }): StrategyControl {
-  const { strategies, ledger } = parameters
+  const { strategies, ledger, now = Date.now } = parameters
   const switches = new Map(ledger.strategySwitches.list().map((entry) => [entry.strategy, entry]))
   const lastRuns = new Map<string, StrategyRun>()
   const statusOf = (strategy: AnyStrategy): StrategyStatus => {
     const switched = switches.get(strategy.id)
+    const enabled = switched?.enabled ?? true
     return {
       id: strategy.id,
       kind: strategy.kind,
-      enabled: switched?.enabled ?? true,
+      enabled,
       switched: switched ? { enabled: switched.enabled, reason: switched.reason, atMs: switched.atMs } : null,
       lastRun: lastRuns.get(strategy.id) ?? null,
+      nextRunAtMs:
+        enabled && strategy.kind === 'schedule'
+          ? nextCronFireTime({ expression: strategy.cron, timezone: strategy.timezone, afterMs: now() })
+          : null,
     }
   }
   return {

@@ -150,7 +150,9 @@ describe('without a daemon: the ledger directly', () => {
     )
     expect(printed(positions)).toEqual({ positions: [] })
     expect(printed(strategies)).toEqual({
-      strategies: [{ id: 'idle-aapl', kind: 'limit', enabled: true, switched: null, lastRun: null }],
+      strategies: [
+        { id: 'idle-aapl', kind: 'limit', enabled: true, switched: null, lastRun: null, nextRunAt: null },
+      ],
     })
   })
 

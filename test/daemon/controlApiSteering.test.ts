@@ -188,6 +188,9 @@ describe('strategies', () => {
       ['buy-tsla', 'limit', true],
     ])
     expect(listed.strategies[0]).toMatchObject({ switched: null, lastRun: null })
+    // A schedule names its next cron fire, in the future; a limit runs at every market-data tick.
+    expect(Date.parse(listed.strategies[0]?.nextRunAt ?? '')).toBeGreaterThan(Date.now() - 1_000)
+    expect(listed.strategies[1]?.nextRunAt).toBeNull()
 
     const disabled = await call('/v1/strategies/dca-aapl/disable', { body: { reason: 'earnings today' } })
     expect(disabled.status, disabled.text).toBe(200)
@@ -195,6 +198,7 @@ describe('strategies', () => {
       id: 'dca-aapl',
       enabled: false,
       switched: { enabled: false, reason: 'earnings today' },
+      nextRunAt: null,
     })
     // What a restarted daemon reads: the switch is in the ledger.
     const restarted = createStrategyControl({

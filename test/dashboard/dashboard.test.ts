@@ -161,7 +161,9 @@ describe('dashboard', () => {
   it('halts from the page with a typed reason: the next signature is refused, the page shows the reason', async () => {
     await open('overview')
     // The fill of the test before is a position, in the token's and the asset's own units.
-    await page.waitForFunction(() => /AAPL/.test(document.querySelector('#positions tbody')?.textContent ?? ''))
+    await page.waitForFunction(() =>
+      /AAPL/.test(document.querySelector('#positions tbody')?.textContent ?? ''),
+    )
     const position = await page.textContent('#positions tbody tr')
     expect(position).toContain('USDC')
     expect(position).not.toMatch(/\d{12}/)

@@ -103,6 +103,8 @@ function readStrategies(target: LedgerTarget): StrategyView[] {
           }
         : null,
       lastRun: null,
+      // Nothing runs without the daemon.
+      nextRunAt: null,
     }
   })
 }
@@ -116,6 +118,7 @@ function strategyTable(strategies: readonly StrategyView[]): string {
       { header: 'ENABLED' },
       { header: 'SWITCHED' },
       { header: 'LAST RUN' },
+      { header: 'NEXT RUN' },
     ],
     strategies.map((strategy) => [
       strategy.id,
@@ -127,6 +130,7 @@ function strategyTable(strategies: readonly StrategyView[]): string {
       strategy.lastRun
         ? `${strategy.lastRun.at}: ${strategy.lastRun.submitted} submitted, ${strategy.lastRun.refused} refused${strategy.lastRun.error ? `, error ${strategy.lastRun.error}` : ''}`
         : '-',
+      strategy.nextRunAt ?? '-',
     ]),
   )
 }

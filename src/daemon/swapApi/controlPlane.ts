@@ -25,6 +25,11 @@ export type StrategyStatus = {
     /** Set when it threw. */
     error: string | null
   } | null
+  /**
+   * When it runs next: a schedule's next cron fire (epoch ms); null for the other kinds, which are
+   * evaluated at every market-data tick, and for a strategy switched off.
+   */
+  nextRunAtMs: number | null
 }
 
 /** One wallet's balances on a chain, in base units as decimal strings. */

@@ -159,6 +159,11 @@ export const strategyViewSchema = z
       })
       .nullable()
       .describe("its last evaluation in this daemon's life"),
+    nextRunAt: isoTime
+      .nullable()
+      .describe(
+        "a schedule's next cron fire; null for the other kinds (evaluated at every market-data tick) and when switched off",
+      ),
   })
   .meta({ id: 'Strategy' })
 export type StrategyView = z.infer<typeof strategyViewSchema>

@@ -32,5 +32,6 @@ export function toStrategyView(status: StrategyStatus): StrategyView {
             refused: status.lastRun.refused,
             error: status.lastRun.error,
           },
+    nextRunAt: status.nextRunAtMs === null ? null : isoTime(status.nextRunAtMs),
   }
 }

@@ -55,7 +55,11 @@ export async function renderStrategies(main, { onUnauthorized }) {
             { text: strategy.lastRun?.refused ?? '–', class: 'num' },
             { text: strategy.lastRun?.error ?? '', class: 'wrap' },
             // Strategies are evaluated on every market-data tick while enabled.
-            strategy.enabled ? 'next market-data tick' : '–',
+            strategy.nextRunAt
+              ? timeText(strategy.nextRunAt)
+              : strategy.enabled
+                ? 'every market-data tick'
+                : '–',
             el(
               'button',
               {
