@@ -14,7 +14,9 @@ import type { DaemonStatus } from './healthRoutes.js'
 import { messageOf, refreshTokenList, type TokenListEntry } from './jobs/index.js'
 import { ledgerPathOf } from './ledgerPath.js'
 import { createDaemonLogger } from './logger.js'
+import { createEquityMarker } from './markEquity.js'
 import { createMarketDataCache } from './marketData.js'
+import { startMarketDataTicks } from './marketDataTicks.js'
 import { createDaemonMetrics } from './metrics.js'
 import type { Notifier } from './notifications/index.js'
 import { scheduleDaemonJobs } from './scheduleDaemonJobs.js'
@@ -22,6 +24,7 @@ import { type DaemonApi, startDaemonApi } from './startDaemonApi.js'
 import { startDaemonNotifier } from './startDaemonNotifier.js'
 import { createStrategyControl } from './strategyControl.js'
 import { createStrategyRunner } from './strategyRunner.js'
+import { startSummaryTimer } from './summaryTimer.js'
 import { walletsOf } from './wallets.js'
 
 export type StartDaemonParameters = {
@@ -220,21 +223,22 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       signal: shutdown.signal,
       logger,
     })
-    let tickTimer: NodeJS.Timeout | undefined
-    let tickInProgress: Promise<void> = Promise.resolve()
-    const runTick = () => {
-      tickInProgress = (async () => {
-        try {
+    // The open positions at the market once a minute, for the dashboard's equity curve.
+    const markEquity = createEquityMarker({ ledger, marketData, fxRates: engine.settings.fxRates })
+    let ticks: ReturnType<typeof startMarketDataTicks> | undefined
+    const startTicks = () =>
+      startMarketDataTicks({
+        tick: async () => {
           const report = await tick()
           status.lastTick = report
           const { prices, submitted, refused } = report
           logger.info({ prices, submitted, refused: refused.length }, 'market-data tick')
-        } catch (error) {
-          logger.error({ error: messageOf(error) }, 'market-data tick failed')
-        }
-        if (status.state === 'running') tickTimer = setTimeout(runTick, settings.marketData.intervalMs)
-      })()
-    }
+          markEquity(Date.now())
+        },
+        intervalMs: settings.marketData.intervalMs,
+        running: () => status.state === 'running',
+        onError: (error) => logger.error({ error: messageOf(error) }, 'market-data tick failed'),
+      })
 
     if (settings.api.enabled) {
       resources.api = await startDaemonApi({
@@ -268,19 +272,15 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       signal: shutdown.signal,
     })
 
-    const summaryTimer = setInterval(() => {
-      const tickNote = status.lastTick
-        ? `prices ${status.lastTick.prices.fresh}/${status.lastTick.prices.total} fresh`
-        : 'no tick yet'
-      const open = ledger.executions.listUnfinishedExecutions().length
-      const discrepancies = status.lastReconciliation
-        ? plural(status.lastReconciliation.discrepancies, 'discrepancy', 'discrepancies')
-        : 'not reconciled yet'
-      write(printer.summary([`${open} in flight`, tickNote, discrepancies]))
-    }, settings.summaryIntervalSeconds * 1000)
-    summaryTimer.unref()
+    const summaryTimer = startSummaryTimer({
+      status,
+      ledger,
+      printer,
+      write,
+      intervalMs: settings.summaryIntervalSeconds * 1000,
+    })
 
-    runTick()
+    ticks = startTicks()
     write(
       `trading ${plural(strategies.length, 'strategy', 'strategies')} on chains ${chainIds.join(', ')}${parameters.durationSeconds ? ` for ${parameters.durationSeconds} s` : ' until Ctrl-C'}`,
     )
@@ -305,13 +305,12 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
           `stopping (${reason}): no new intents; executions in flight get ${settings.shutdownGraceMs} ms to finish`,
         )
         clearTimeout(durationTimer)
-        clearTimeout(tickTimer)
         // The jobs only read, or catch up on what the next run catches up on too: they are aborted
         // at once instead of being waited out (an RPC read may take its whole timeout).
         for (const activity of jobs.activities()) write(`waiting for ${activity}`)
         const jobsStopped = jobs.stop(new Error(`the daemon is stopping (${reason})`))
         // A tick in progress may still submit: let it end before the engine stops taking intents.
-        await tickInProgress
+        await ticks?.stop()
         clearInterval(summaryTimer)
         await jobsStopped
         await resources.api?.close()

@@ -1,7 +1,4 @@
-import { formatUnits } from 'viem'
-import { priceDecimals } from '../domain/units.js'
 import type { Engine } from '../engine/createEngine.js'
-import type { MarketPriceBook } from '../report/types.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { StockrouteConfig } from './config.js'
 import { createControlPlane } from './createControlPlane.js'
@@ -10,6 +7,7 @@ import { controlRoutes, type DaemonStatus } from './healthRoutes.js'
 import type { MarketDataCache } from './marketData.js'
 import type { DaemonMetrics } from './metrics.js'
 import type { Notifier } from './notifications/index.js'
+import { priceBookOf } from './priceBook.js'
 import { prepareControlToken, removeRuntimeFile, writeRuntimeFile } from './runtimeFile.js'
 import type { StrategyControl } from './strategyControl.js'
 import { type ControlServerLogger, startControlServer } from './swapApi/index.js'
@@ -95,19 +93,4 @@ export async function startDaemonApi(parameters: {
       return closing
     },
   }
-}
-
-/** The cache's fresh prices as a report's price book (`market:symbol` → price in the market's currency). */
-function priceBookOf(marketData: Pick<MarketDataCache, 'snapshot'> | undefined): MarketPriceBook | undefined {
-  if (!marketData) return undefined
-  const currencies: Record<string, string> = { usex: 'USD', hkex: 'HKD', krex: 'KRW' }
-  const book = new Map<string, { price: string; currency: string; atMs: number }>()
-  for (const [key, price] of marketData.snapshot())
-    if (!price.stale)
-      book.set(key, {
-        price: formatUnits(price.price, priceDecimals),
-        currency: currencies[price.market] ?? '',
-        atMs: price.atMs,
-      })
-  return book
 }

@@ -109,6 +109,21 @@ CREATE TABLE chain_assets (
   PRIMARY KEY (chain_id, address)
 ) STRICT;
 
+-- The open positions of each chain and asset valued at the market, taken by the daemon once a
+-- minute on its market-data tick: the dashboard's equity curve (the ledger keeps no past prices).
+CREATE TABLE equity_marks (
+  chain_id INTEGER NOT NULL,
+  asset_token TEXT NOT NULL,
+  asset_decimals INTEGER NOT NULL,
+  at_ms INTEGER NOT NULL,
+  cost_basis TEXT NOT NULL CHECK ${signedInteger('cost_basis')},
+  market_value TEXT NOT NULL CHECK ${signedInteger('market_value')},
+  positions INTEGER NOT NULL,
+  unpriced INTEGER NOT NULL,
+  PRIMARY KEY (chain_id, asset_token, at_ms)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX equity_marks_by_time ON equity_marks (at_ms);
+
 CREATE INDEX executions_by_state_reason ON executions (state, reason_class);
 CREATE INDEX executions_by_strategy_outcome ON executions (strategy, chain_id, state, created_at_ms);
 CREATE INDEX executions_by_created ON executions (created_at_ms);

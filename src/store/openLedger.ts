@@ -5,6 +5,7 @@ import { type AllowancesRepository, createAllowancesRepository } from './allowan
 import { type ChainAssetsRepository, createChainAssetsRepository } from './chainAssets.js'
 import { type CheckpointsRepository, createCheckpointsRepository } from './checkpoints.js'
 import type { RepositoryContext } from './context.js'
+import { createEquityMarksRepository, type EquityMarksRepository } from './equityMarks.js'
 import { createEventsRepository, type EventsRepository } from './events.js'
 import { createExecutionsRepository, type ExecutionsRepository } from './executions.js'
 import { createFillsRepository, type FillsRepository } from './fills.js'
@@ -86,6 +87,8 @@ export type Ledger = {
   readonly strategySwitches: StrategySwitchesRepository
   /** The chains' payment assets (symbols for reports). */
   readonly chainAssets: ChainAssetsRepository
+  /** The open positions valued at the market over time (the dashboard's equity curve). */
+  readonly equityMarks: EquityMarksRepository
   /** The notification outbox: per sink, the events still to deliver (src/daemon/notifications). */
   readonly notifications: NotificationOutboxRepository
   /**
@@ -242,6 +245,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       events: watched(createEventsRepository(context)),
       strategySwitches: watched(createStrategySwitchesRepository(context)),
       chainAssets: watched(createChainAssetsRepository(context)),
+      equityMarks: watched(createEquityMarksRepository(context)),
       notifications: watched(createNotificationOutboxRepository(context)),
       owner: ownership
         ? watched<LedgerOwnership>({

@@ -167,6 +167,19 @@ describe('dashboard', () => {
     const position = await page.textContent('#positions tbody tr')
     expect(position).toContain('USDC')
     expect(position).not.toMatch(/\d{12}/)
+    // The daemon marks the open position at the market on its next market-data tick.
+    const deadline = Date.now() + 30_000
+    let marks: unknown[] = []
+    while (marks.length === 0 && Date.now() < deadline) {
+      const pnl = (await (await daemon().api('/v1/series/pnl')).json()) as { series: { marks: unknown[] }[] }
+      marks = pnl.series.flatMap((one) => one.marks)
+      if (marks.length === 0) await new Promise((resolve) => setTimeout(resolve, 250))
+    }
+    expect(marks.length).toBeGreaterThan(0)
+    await page.reload()
+    await page.waitForFunction(() =>
+      /open positions at market \d/.test(document.querySelector('#pnl')?.textContent ?? ''),
+    )
     const reason = `drill ${randomUUID().slice(0, 8)}`
     await page.fill('#kill-reason', reason)
     await page.click('#halt')

@@ -176,6 +176,7 @@ describe('migration 7 on a ledger written before it', () => {
     old.exec(`
       DROP TABLE ledger_days;
       DROP TABLE chain_assets;
+      DROP TABLE equity_marks;
       DROP TRIGGER execution_stage_marks;
       DROP INDEX executions_by_state_reason;
       DROP INDEX executions_by_strategy_outcome;

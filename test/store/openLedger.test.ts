@@ -26,6 +26,7 @@ function ledgerError(run: () => unknown): LedgerError {
 const expectedTables = [
   'chain_assets',
   'checkpoints',
+  'equity_marks',
   'events',
   'execution_events',
   'execution_quotes',

@@ -106,6 +106,20 @@ export const pnlSeriesReplySchema = z
               .describe('cumulative bought minus sold plus realized: open positions at cost'),
           }),
         ),
+        marks: z
+          .array(
+            z.object({
+              atMs: z.number(),
+              marketValue: z
+                .string()
+                .describe('the open positions at the market (at cost when unpriced), asset units'),
+              costBasis: z.string().describe('what they cost, asset units'),
+              unpriced: z.number().int().describe('positions without a market price, counted at cost'),
+            }),
+          )
+          .describe(
+            'the daemon marks its open positions at the market once a minute (equity curve), last day',
+          ),
       }),
     ),
   })

@@ -10,11 +10,14 @@ const reportDecimals = 6
 
 type Point = { day: string; atMs: number; realizedPnl: string; fees: string; costBasis: string }
 
+/** How far back the equity marks go: the day the overview shows. */
+const marksWindowMs = 86_400_000
+
 /**
  * `GET /v1/series/pnl?chainId`: per chain and asset, day by day (UTC), the cumulative realized PnL
  * (income included), fees, and cost of the open positions (bought − sold + realized), summed from
- * the pnl report's `pnl_by_day` table in exact decimals. The history is at cost: the ledger keeps
- * no past market prices, so unrealized PnL is only in the pnl report's current view.
+ * the pnl report's `pnl_by_day` table in exact decimals; and the last day's marks of the open
+ * positions at the market, taken by the daemon once a minute (`equity_marks`).
  *
  * @example
  * const route = { method: 'GET', path: '/v1/series/pnl', handle: getPnlSeries(data) } as const
@@ -25,7 +28,10 @@ export function getPnlSeries(data: DashboardData) {
     const { chainId } = readQuery(request, pnlSeriesQuerySchema, 'Invalid PnL series query')
     const report = runReport('pnl', { ledger: data.ledger, now: data.now }, { chainId })
     const byDay = report.tables.find((table) => table.key === 'pnl_by_day')
-    const running = new Map<string, { chainId: number; asset: string; sums: bigint[]; points: Point[] }>()
+    const running = new Map<
+      string,
+      { chainId: number; asset: string; assetToken: string; sums: bigint[]; points: Point[] }
+    >()
     const units = (value: unknown) => parseUnits(String(value ?? '0'), reportDecimals)
     const text = (value: bigint) => formatUnits(value, reportDecimals)
     for (const row of byDay?.rows ?? []) {
@@ -36,6 +42,7 @@ export function getPnlSeries(data: DashboardData) {
           chainId: Number(row.chain_id),
           // The symbol the engine recorded (runReport names assets), else the address.
           asset: String(row.asset ?? row.asset_token),
+          assetToken: String(row.asset_token),
           sums: [0n, 0n, 0n],
           points: [],
         }
@@ -57,10 +64,19 @@ export function getPnlSeries(data: DashboardData) {
         costBasis: text(entry.sums[2] ?? 0n),
       })
     }
-    const series = [...running.values()].map(({ chainId: chain, asset, points }) => ({
+    const marks = data.ledger.equityMarks.list({ sinceMs: data.now() - marksWindowMs, chainId })
+    const series = [...running.values()].map(({ chainId: chain, asset, assetToken, points }) => ({
       chainId: chain,
       asset,
       points: points.sort((a, b) => a.atMs - b.atMs),
+      marks: marks
+        .filter((mark) => mark.chainId === chain && mark.assetToken === assetToken)
+        .map((mark) => ({
+          atMs: mark.atMs,
+          marketValue: formatUnits(mark.marketValue, mark.assetDecimals),
+          costBasis: formatUnits(mark.costBasis, mark.assetDecimals),
+          unpriced: mark.unpriced,
+        })),
     }))
     return { status: 200, body: { series } }
   }

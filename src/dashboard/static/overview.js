@@ -6,6 +6,7 @@ import { timeChart } from './charts.js'
 import { card, clear, el, row, table, timeText } from './dom.js'
 
 const refreshMs = 3000
+const pnlRefreshMs = 60_000
 
 export async function renderOverview(main, { onUnauthorized }) {
   const killBox = card('Kill switch', { id: 'kill-switch' })
@@ -70,16 +71,24 @@ export async function renderOverview(main, { onUnauthorized }) {
     clear(positionsBox).append(el('h2', {}, 'Positions'), positionsTable(positions.tables[0]))
   }
 
-  const pnl = await api('/v1/series/pnl')
-  const removeChart = drawPnl(pnlBox, pnl.series)
+  // The curves change once a minute (the daemon's marks): redrawn at that pace, not every refresh.
+  let removeChart = () => undefined
+  const redrawPnl = async () => {
+    const pnl = await api('/v1/series/pnl')
+    removeChart()
+    clear(pnlBox).append(el('h2', {}, 'Equity and PnL over time'))
+    removeChart = drawPnl(pnlBox, pnl.series)
+  }
+  const onError = (error) => {
+    if (error instanceof Unauthorized) onUnauthorized()
+  }
+  await redrawPnl()
   await refresh()
-  const timer = setInterval(() => {
-    refresh().catch((error) => {
-      if (error instanceof Unauthorized) onUnauthorized()
-    })
-  }, refreshMs)
+  const timer = setInterval(() => refresh().catch(onError), refreshMs)
+  const pnlTimer = setInterval(() => redrawPnl().catch(onError), pnlRefreshMs)
   return () => {
     clearInterval(timer)
+    clearInterval(pnlTimer)
     removeChart()
   }
 }
@@ -142,51 +151,80 @@ function positionsTable(report) {
   )
 }
 
-/** One chart per chain and asset: cumulative realized PnL, fees, and open positions at cost. */
+/**
+ * Per chain and asset: the open positions at the market over the last day (the daemon's marks, once
+ * a minute), then realized PnL, fees and positions at cost day by day.
+ */
 function drawPnl(box, series) {
   box.append(
     el(
       'p',
       { class: 'muted' },
-      'Per day (UTC), in the asset: open positions at cost (the ledger keeps no past market prices), realized PnL and fees, cumulative.',
+      'Equity: the open positions at the market, marked by the daemon once a minute (at cost when a stock has no market price). PnL: realized PnL and fees per day (UTC), cumulative.',
     ),
   )
   if (series.length === 0) {
     box.append(el('p', { class: 'muted' }, 'no fills yet'))
     return () => undefined
   }
-  const removers = series.map((one) => {
-    // A single day is a figure, not a curve: say it.
-    if (one.points.length < 2) {
-      const only = one.points[0]
+  const removers = []
+  for (const one of series) {
+    box.append(el('h3', {}, `chain ${one.chainId} · ${one.asset}`))
+    const marks = one.marks ?? []
+    if (marks.length >= 2) {
+      const chartBox = el('div', { class: 'chart', id: `equity-${one.chainId}` })
+      box.append(chartBox)
+      removers.push(
+        timeChart(chartBox, {
+          xs: marks.map((mark) => mark.atMs),
+          unit: one.asset,
+          series: [
+            { label: 'open positions at market', values: marks.map((mark) => Number(mark.marketValue)) },
+            { label: 'at cost', values: marks.map((mark) => Number(mark.costBasis)) },
+          ],
+        }),
+      )
+    } else {
+      const last = marks.at(-1)
       box.append(
-        el('h3', {}, `chain ${one.chainId} · ${one.asset}`),
         el(
           'p',
           {},
-          only
-            ? `${only.day} (the only day so far): equity at cost ${only.costBasis}, realized PnL ${only.realizedPnl}, fees ${only.fees} ${one.asset}`
-            : 'no fills yet',
+          last
+            ? `open positions at market ${last.marketValue} ${one.asset} (cost ${last.costBasis}); the curve starts with the next mark`
+            : 'no mark of the open positions yet (the daemon marks them once a minute)',
         ),
       )
-      return () => undefined
+    }
+    // A single day is a figure, not a curve: say it.
+    if (one.points.length < 2) {
+      const only = one.points[0]
+      if (only)
+        box.append(
+          el(
+            'p',
+            {},
+            `${only.day} (the only day so far): realized PnL ${only.realizedPnl}, fees ${only.fees} ${one.asset}, positions at cost ${only.costBasis}`,
+          ),
+        )
+      continue
     }
     const chartBox = el('div', { class: 'chart' })
-    // An asset the ledger cannot name is its address: shortened for the axis.
-    const asset = one.asset.length > 12 ? `${one.asset.slice(0, 6)}…${one.asset.slice(-4)}` : one.asset
-    box.append(el('h3', {}, `chain ${one.chainId} · ${one.asset}`), chartBox)
+    box.append(chartBox)
     const xs = one.points.map((point) => point.atMs)
-    return timeChart(chartBox, {
-      xs,
-      unit: asset,
-      dots: xs.length < 3,
-      series: [
-        { label: 'equity at cost', values: one.points.map((point) => Number(point.costBasis)) },
-        { label: 'realized PnL', values: one.points.map((point) => Number(point.realizedPnl)) },
-        { label: 'fees', values: one.points.map((point) => Number(point.fees)) },
-      ],
-    })
-  })
+    removers.push(
+      timeChart(chartBox, {
+        xs,
+        unit: one.asset,
+        dots: xs.length < 3,
+        series: [
+          { label: 'realized PnL', values: one.points.map((point) => Number(point.realizedPnl)) },
+          { label: 'fees', values: one.points.map((point) => Number(point.fees)) },
+          { label: 'positions at cost', values: one.points.map((point) => Number(point.costBasis)) },
+        ],
+      }),
+    )
+  }
   return () => {
     for (const remove of removers) remove()
   }
