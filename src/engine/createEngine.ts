@@ -23,6 +23,7 @@ import { dryRunTransactionsOf } from './dryRunRecord.js'
 import { EngineError } from './errors.js'
 import { type GuardVerdict, guardQuote } from './guardQuote.js'
 import { checkIntent, type SwapIntent } from './intent.js'
+import { logManagerEvent } from './logManagerEvent.js'
 import { cachedMarketPrice, serviceMarketPrice } from './marketPrice.js'
 import { type ApprovalPlan, planApprovals } from './planApprovals.js'
 import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js'
@@ -190,13 +191,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     parameters.signal ? { signal: parameters.signal } : {},
   )
   // Reports name each chain's amounts by its asset's symbol.
-  for (const chain of chains.values())
-    ledger.chainAssets.record({
-      chainId: chain.chainId,
-      address: chain.asset.address,
-      symbol: chain.asset.symbol,
-      decimals: chain.asset.decimals,
-    })
+  for (const { chainId, asset } of chains.values()) ledger.chainAssets.record({ chainId, ...asset })
   let started = false
   const recovering = new Set<Promise<RecoveryReport>>()
   /** The managers start with the first recovery or submission: a preview never signs anything. */
@@ -369,39 +364,4 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     },
   }
   return engine
-}
-
-/** The transaction managers' events, in the engine's log: recovery steps, gap fills, replacements, reorgs. */
-function logManagerEvent(context: EngineContext, chainId: number, event: TransactionManagerEvent): void {
-  const log = context.logger
-  if (!log) return
-  switch (event.kind) {
-    case 'recovery':
-      log.info({ chainId }, event.message)
-      return
-    case 'gap-filled':
-      log.warn(
-        { chainId, nonce: event.nonce, txHash: event.hash },
-        `nonce gap at ${event.nonce} filled with a self-transfer`,
-      )
-      return
-    case 'rebroadcast':
-      log.info({ chainId, nonce: event.nonce, txHash: event.hash }, `transaction sent again: ${event.reason}`)
-      return
-    case 'replaced':
-      log.warn(
-        { chainId, nonce: event.nonce, txHash: event.hash, replaces: event.replaces },
-        `transaction replaced: ${event.reason}`,
-      )
-      return
-    case 'reorg':
-      log.warn(
-        { chainId, forkNumber: event.forkNumber.toString(), removed: event.removed },
-        `reorg: ${event.removed} block(s) above ${event.forkNumber} replaced${event.beyondWindow ? ' (deeper than the window: trading halted)' : ''}`,
-      )
-      return
-    case 'error':
-      log.error({ chainId }, event.message)
-      return
-  }
 }

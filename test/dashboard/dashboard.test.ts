@@ -169,13 +169,17 @@ describe('dashboard', () => {
     expect(position).not.toMatch(/\d{12}/)
     // The daemon marks the open position at the market on its next market-data tick.
     const deadline = Date.now() + 30_000
-    let marks: unknown[] = []
-    while (marks.length === 0 && Date.now() < deadline) {
-      const pnl = (await (await daemon().api('/v1/series/pnl')).json()) as { series: { marks: unknown[] }[] }
-      marks = pnl.series.flatMap((one) => one.marks)
-      if (marks.length === 0) await new Promise((resolve) => setTimeout(resolve, 250))
+    type Series = { asset: string; points: { costBasis: string }[]; marks: { costBasis: string }[] }
+    let series: Series[] = []
+    while (!series.some((one) => one.marks.length > 0) && Date.now() < deadline) {
+      series = ((await (await daemon().api('/v1/series/pnl')).json()) as { series: Series[] }).series
+      if (!series.some((one) => one.marks.length > 0))
+        await new Promise((resolve) => setTimeout(resolve, 250))
     }
-    expect(marks.length).toBeGreaterThan(0)
+    const marked = series.find((one) => one.marks.length > 0)
+    expect(marked?.asset).toBe('USDC')
+    // Two computations of the open positions at cost agree: the daily figures' and the mark's.
+    expect(marked?.points.at(-1)?.costBasis).toBe(marked?.marks.at(-1)?.costBasis)
     await page.reload()
     await page.waitForFunction(() =>
       /open positions at market \d/.test(document.querySelector('#pnl')?.textContent ?? ''),

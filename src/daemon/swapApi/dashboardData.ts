@@ -7,7 +7,7 @@ import type { Ledger } from '../../store/openLedger.js'
  * stands.
  */
 export type DashboardData = {
-  ledger: Pick<Ledger, 'database' | 'events' | 'equityMarks'>
+  ledger: Pick<Ledger, 'database' | 'events' | 'equityMarks' | 'chainAssets'>
   now: () => number
   fxRates?: ReportContext['fxRates'] | undefined
   /** The daemon's fresh market prices (its price cache), for unrealized PnL at the market. */

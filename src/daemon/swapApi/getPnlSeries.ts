@@ -1,12 +1,12 @@
-import { formatUnits, parseUnits } from 'viem'
-import { runReport } from '../../report/index.js'
+import { formatUnits } from 'viem'
+import { realizedBreakdown } from '../../report/queries/realizedBreakdown.js'
+import { selectIncome } from '../../report/queries/selectIncome.js'
+import { emptySums } from '../../report/queries/sumsCells.js'
+import { utcDayOf } from '../../store/ledgerDays.js'
 import type { DashboardData } from './dashboardData.js'
 import { pnlSeriesQuerySchema } from './dashboardSchemas.js'
 import { readQuery } from './readQuery.js'
 import type { ControlReply, ControlRequest } from './types.js'
-
-/** Report amounts carry at most this many decimals (src/report/formatAmount.ts), so sums stay exact. */
-const reportDecimals = 6
 
 type Point = { day: string; atMs: number; realizedPnl: string; fees: string; costBasis: string }
 
@@ -15,8 +15,8 @@ const marksWindowMs = 86_400_000
 
 /**
  * `GET /v1/series/pnl?chainId`: per chain and asset, day by day (UTC), the cumulative realized PnL
- * (income included), fees, and cost of the open positions (bought − sold + realized), summed from
- * the pnl report's `pnl_by_day` table in exact decimals; and the last day's marks of the open
+ * (income included), fees, and cost of the open positions (bought − sold + realized), summed in
+ * base units from the ledger's daily figures and income, as the pnl report sums them; and the last day's marks of the open
  * positions at the market, taken by the daemon once a minute (`equity_marks`).
  *
  * @example
@@ -26,49 +26,70 @@ const marksWindowMs = 86_400_000
 export function getPnlSeries(data: DashboardData) {
   return (request: ControlRequest): ControlReply => {
     const { chainId } = readQuery(request, pnlSeriesQuerySchema, 'Invalid PnL series query')
-    const report = runReport('pnl', { ledger: data.ledger, now: data.now }, { chainId })
-    const byDay = report.tables.find((table) => table.key === 'pnl_by_day')
+    const database = data.ledger.database
+    // The day rows of the ledger's daily figures and its income, summed in bigints (exact).
+    const days = [...realizedBreakdown(database, { chainId }).byDay].map(([key, sums]) => ({
+      day: key.slice(0, 10),
+      sums,
+    }))
+    const income = new Map<string, bigint>()
+    const dayKeys = new Set(days.map(({ day, sums }) => `${day}|${sums.chainId}:${sums.assetToken}`))
+    for (const row of selectIncome(database, { chainId })) {
+      const key = `${utcDayOf(row.recorded_at_ms)}|${row.chain_id}:${row.asset_token}`
+      income.set(key, (income.get(key) ?? 0n) + BigInt(row.amount))
+      // A day with income only still gets a point.
+      if (!dayKeys.has(key)) {
+        dayKeys.add(key)
+        days.push({
+          day: utcDayOf(row.recorded_at_ms),
+          sums: emptySums(row.chain_id, row.asset_token, row.asset_decimals),
+        })
+      }
+    }
+    days.sort((a, b) => (a.day < b.day ? -1 : a.day > b.day ? 1 : 0))
+    const symbols = new Map(
+      data.ledger.chainAssets.list().map((asset) => [`${asset.chainId}:${asset.address}`, asset.symbol]),
+    )
     const running = new Map<
       string,
-      { chainId: number; asset: string; assetToken: string; sums: bigint[]; points: Point[] }
-    >()
-    const units = (value: unknown) => parseUnits(String(value ?? '0'), reportDecimals)
-    const text = (value: bigint) => formatUnits(value, reportDecimals)
-    for (const row of byDay?.rows ?? []) {
-      const key = `${row.chain_id}:${row.asset_token}`
-      let entry = running.get(key)
-      if (!entry) {
-        entry = {
-          chainId: Number(row.chain_id),
-          // The symbol the engine recorded (runReport names assets), else the address.
-          asset: String(row.asset ?? row.asset_token),
-          assetToken: String(row.asset_token),
-          sums: [0n, 0n, 0n],
-          points: [],
-        }
-        running.set(key, entry)
+      {
+        chainId: number
+        asset: string
+        assetToken: string
+        realized: bigint
+        fees: bigint
+        cost: bigint
+        points: Point[]
       }
-      const realized = units(row.realized_pnl) + units(row.income)
-      const [pnl = 0n, fees = 0n, cost = 0n] = entry.sums
-      entry.sums = [
-        pnl + realized,
-        fees + units(row.fees),
-        cost + units(row.bought) - units(row.sold) + units(row.realized_pnl),
-      ]
-      const day = String(row.day)
+    >()
+    for (const { day, sums } of days) {
+      const key = `${sums.chainId}:${sums.assetToken}`
+      const entry = running.get(key) ?? {
+        chainId: sums.chainId,
+        asset: symbols.get(key) ?? sums.assetToken,
+        assetToken: sums.assetToken,
+        realized: 0n,
+        fees: 0n,
+        cost: 0n,
+        points: [],
+      }
+      entry.realized += sums.realized + (income.get(`${day}|${key}`) ?? 0n)
+      entry.fees += sums.fees
+      entry.cost += sums.bought - sums.sold + sums.realized
       entry.points.push({
         day,
         atMs: Date.parse(`${day}T00:00:00Z`),
-        realizedPnl: text(entry.sums[0] ?? 0n),
-        fees: text(entry.sums[1] ?? 0n),
-        costBasis: text(entry.sums[2] ?? 0n),
+        realizedPnl: formatUnits(entry.realized, sums.assetDecimals),
+        fees: formatUnits(entry.fees, sums.assetDecimals),
+        costBasis: formatUnits(entry.cost, sums.assetDecimals),
       })
+      running.set(key, entry)
     }
     const marks = data.ledger.equityMarks.list({ sinceMs: data.now() - marksWindowMs, chainId })
     const series = [...running.values()].map(({ chainId: chain, asset, assetToken, points }) => ({
       chainId: chain,
       asset,
-      points: points.sort((a, b) => a.atMs - b.atMs),
+      points,
       marks: marks
         .filter((mark) => mark.chainId === chain && mark.assetToken === assetToken)
         .map((mark) => ({
