@@ -15,7 +15,9 @@ import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 
 const service = useSandboxService({ requestsPerSecond: 1000 })
 /** A service whose clock runs 11 s behind: every quote it signs has already expired on chain. */
-const lateService = useSandboxService({ clock: { now: () => Date.now() - 11_000 } })
+// Its quotes' 10 s ended 20 s ago: expired against any recent block, even one mined a few seconds
+// before the simulation on a loaded machine (an offset of 11 s left 1 s, and failed once in CI).
+const lateService = useSandboxService({ clock: { now: () => Date.now() - 30_000 } })
 
 type QuoteReply = {
   quote: {
