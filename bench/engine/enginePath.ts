@@ -4,6 +4,7 @@
 import { join } from 'node:path'
 import type { LocalAccount } from 'viem'
 import { createServiceClient } from '../../src/api/createServiceClient.js'
+import { createNodeFetch } from '../../src/chain/nodeFetch.js'
 import { createEngine, type Engine, type EngineSettings } from '../../src/engine/index.js'
 import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { type Ledger, openLedger } from '../../src/store/index.js'
@@ -46,6 +47,8 @@ export async function openBenchEngine(parameters: {
       makerAddress: account.address,
       // The sandbox's limit per key: the bench runs many wallets on one key.
       requestsPerSecond: 1_000,
+      // As the daemon does (startDaemon.ts).
+      fetch: createNodeFetch(),
     }),
     account,
     chains: chains.map((chain) => ({

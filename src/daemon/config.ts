@@ -178,6 +178,8 @@ export const configFileSchema = strictSection({
           .optional(),
         /** A transaction pending this long after its last broadcast is re-priced or cancelled, ms (default 15000). */
         stuckAfterMs: wholeNumber(1_000, 3_600_000, ' (ms)').optional(),
+        /** Most JSON-RPC calls sent in one batch request (default 20); 1 sends every call alone. */
+        rpcBatchSize: wholeNumber(1, 1_000).optional(),
         /**
          * Wallets that trade on this chain besides the main one (`wallet`), each with nonces of its
          * own: each names the environment variable holding its private key.

@@ -82,6 +82,7 @@ export function engineChainConfigsOf(
     executorAddress: chain.executorAddress,
     operatorAddress: chain.operatorAddress,
     ...(chain.expectedInclusionMs === undefined ? {} : { defaultInclusionMs: chain.expectedInclusionMs }),
+    ...(chain.rpcBatchSize === undefined ? {} : { rpcBatchSize: chain.rpcBatchSize }),
     transactions: {
       ...(chain.confirmations === undefined ? {} : { confirmations: chain.confirmations }),
       ...(chain.maxFeePerGasGwei === undefined

@@ -1,4 +1,5 @@
 import { createServiceClient } from '../api/createServiceClient.js'
+import { createNodeFetch } from '../chain/nodeFetch.js'
 import { plural } from '../domain/plural.js'
 import type { EngineHookFunctions } from '../engine/context.js'
 import { createEngine, type Engine } from '../engine/createEngine.js'
@@ -117,6 +118,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       baseUrl: config.service.baseUrl,
       credentials: { apiKey: config.secrets.apiKey, apiSecret: config.secrets.apiSecret },
       makerAddress: account.address,
+      fetch: createNodeFetch(), // keep-alive node:http: a fraction of undici fetch's CPU per quote
     })
     const metrics = createDaemonMetrics()
     const shutdown = new AbortController()

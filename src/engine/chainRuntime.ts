@@ -43,6 +43,8 @@ export type EngineChainConfig = {
    * throughput beyond one nonce sequence. Default: the engine's one account.
    */
   accounts?: readonly LocalAccount[] | undefined
+  /** Most JSON-RPC calls in one batch request (calls made together share one). Default 20; 1 turns batching off. */
+  rpcBatchSize?: number | undefined
 }
 
 /** A chain ready to trade on: its clients, its pins as verified, its asset, its wallets. */
@@ -134,7 +136,12 @@ export async function createChainRuntimes(
     const assetAddress = info.defaultAssetAddress
     if (!assetAddress)
       throw fail(`the service names default asset ${info.defaultAsset} but lists no address for it.`)
-    const clients = createChainClients({ chainId: config.chainId, rpcUrl: config.rpcUrl, account })
+    const clients = createChainClients({
+      chainId: config.chainId,
+      rpcUrl: config.rpcUrl,
+      account,
+      rpcBatchSize: config.rpcBatchSize,
+    })
     const [executorDomain, decimals] = await Promise.all([
       readExecutorDomain(clients.publicClient, config.executorAddress, options),
       readDecimals(clients.publicClient, assetAddress, options),
@@ -171,8 +178,7 @@ export async function createChainRuntimes(
       const walletClient =
         index === 0 && walletAccount === account
           ? clients.walletClient
-          : createChainClients({ chainId: config.chainId, rpcUrl: config.rpcUrl, account: walletAccount })
-              .walletClient
+          : clients.walletClientFor(walletAccount)
       return {
         account: walletAccount,
         walletClient,

@@ -10,6 +10,8 @@ export type RpcServer = {
   methods: string[]
   /** TCP connections accepted. */
   connections: () => number
+  /** HTTP requests received (a batch is one). */
+  requests: () => number
   /** Most requests being answered at the same moment. */
   peakInFlight: () => number
   close: () => Promise<void>
@@ -37,12 +39,14 @@ function recordMethods(body: string, methods: string[]) {
 
 function serve(server: Server, methods: string[]): Promise<RpcServer> {
   let connections = 0
+  let requests = 0
   let inFlight = 0
   let peak = 0
   server.on('connection', () => {
     connections += 1
   })
   server.on('request', (_request, response) => {
+    requests += 1
     inFlight += 1
     peak = Math.max(peak, inFlight)
     response.on('close', () => {
@@ -53,6 +57,7 @@ function serve(server: Server, methods: string[]): Promise<RpcServer> {
     url,
     methods,
     connections: () => connections,
+    requests: () => requests,
     peakInFlight: () => peak,
     close: () =>
       new Promise<void>((resolve) => {
@@ -108,6 +113,37 @@ export function refusingProxy(target: string, refused: readonly string[]): Promi
           jsonrpc: '2.0',
           id: parsed.id ?? null,
           error: { code: -32601, message: `the method ${parsed.method} does not exist/is not available` },
+        }),
+      )
+      return
+    }
+    const upstream = await fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
+    response.writeHead(upstream.status, { 'content-type': 'application/json' })
+    response.end(await upstream.text())
+  })
+  return serve(server, methods)
+}
+
+/**
+ * FAULT (named mock): a node without JSON-RPC batches. It forwards single calls to the real node at
+ * `target` and answers every batch with one JSON-RPC error object, as such nodes do.
+ */
+export function batchRefusingProxy(target: string): Promise<RpcServer> {
+  const methods: string[] = []
+  const server = createServer(async (request, response) => {
+    const body = await bodyOf(request)
+    recordMethods(body, methods)
+    if (body.trimStart().startsWith('[')) {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32600, message: 'batch requests are not supported' },
         }),
       )
       return
