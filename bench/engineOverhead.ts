@@ -19,6 +19,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { privateKeyToFastAccount } from '../src/chain/privateKeyToFastAccount.js'
 import type { SwapIntent } from '../src/engine/index.js'
 import type { LocalChain } from '../src/sandbox/localChains.js'
 import { type RpcFaultProxy, startRpcFaultProxy } from '../src/sandbox/rpcFaultProxy.js'
@@ -121,8 +122,9 @@ try {
       ledgerDir,
       serviceUrl,
       credential: sandbox.credential,
-      account: wallet.account,
-      extraAccounts: extra.map((w) => w.account),
+      // The engine signs with the account the daemon builds from a key (daemon/wallets.ts).
+      account: privateKeyToFastAccount(wallet.privateKey),
+      extraAccounts: extra.map((w) => privateKeyToFastAccount(w.privateKey)),
       chains: sandbox.chains,
       rpcUrlOf,
     })

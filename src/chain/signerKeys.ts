@@ -1,14 +1,12 @@
-import { secp256k1 } from '@noble/curves/secp256k1'
-import { type Address, getAddress, type Hex } from 'viem'
+import * as secp256k1 from 'tiny-secp256k1'
+import { type Address, getAddress, type Hex, hexToBytes } from 'viem'
 
-// The public keys of pinned quote signers, learned from a first recovery and kept with precomputed
-// multiplication tables. Checking a signature against a known key (ECDSA verification) then costs
-// about a third of recovering its signer, for every quote after the first.
+// The public keys of pinned quote signers, learned from a first recovery. Checking a signature
+// against a known key (ECDSA verification, libsecp256k1 compiled to WebAssembly) then costs a
+// fraction of recovering its signer in JavaScript, for every quote after the first.
 
-type ProjectivePoint = InstanceType<typeof secp256k1.ProjectivePoint>
-
-const n = secp256k1.CURVE.n
-const known = new Map<Address, ProjectivePoint>()
+/** The uncompressed public key (65 bytes) of each known signer. */
+const known = new Map<Address, Uint8Array>()
 /** Pinned operators are few (one per chain); a bound keeps a misconfiguration from growing it. */
 const knownLimit = 64
 
@@ -22,18 +20,14 @@ const knownLimit = 64
 export function verifyKnownSigner(signer: Address, hash: Hex, signature: Hex): boolean | undefined {
   const key = known.get(getAddress(signer))
   if (!key || !/^0x[0-9a-fA-F]{130}$/.test(signature)) return undefined
-  const r = BigInt(`0x${signature.slice(2, 66)}`)
-  const s = BigInt(`0x${signature.slice(66, 130)}`)
-  if (r <= 0n || r >= n || s <= 0n || s >= n) return false
-  const w = invert(s)
-  const z = mod(BigInt(hash))
-  // Constant-time multiplications: they use the tables (noble's unsafe variant gave wrong results
-  // with a precomputed point in the version we run).
-  const u1 = mod(z * w)
-  const term = key.multiply(mod(r * w))
-  const point = u1 === 0n ? term : secp256k1.ProjectivePoint.BASE.multiply(u1).add(term)
-  if (point.equals(secp256k1.ProjectivePoint.ZERO)) return false
-  return mod(point.toAffine().x) === r
+  try {
+    // r and s only: the recovery byte plays no part in verification. Not strict: a high s (which
+    // ecrecover accepts too) verifies, as it did when the signer was recovered.
+    return secp256k1.verify(hexToBytes(hash), key, hexToBytes(signature).subarray(0, 64))
+  } catch {
+    // r or s zero or not below the curve order: not a signature at all.
+    return false
+  }
 }
 
 /**
@@ -47,21 +41,8 @@ export function rememberSigner(signer: Address, publicKey: Hex): void {
   const address = getAddress(signer)
   if (known.has(address)) return
   if (known.size >= knownLimit) known.clear()
-  known.set(address, secp256k1.utils.precompute(8, secp256k1.ProjectivePoint.fromHex(publicKey.slice(2))))
-}
-
-function mod(value: bigint): bigint {
-  const result = value % n
-  return result < 0n ? result + n : result
-}
-
-/** The inverse of `value` modulo the curve order (extended Euclid). */
-function invert(value: bigint): bigint {
-  let [t, newT, r, newR] = [0n, 1n, n, mod(value)]
-  while (newR !== 0n) {
-    const quotient = r / newR
-    ;[t, newT] = [newT, t - quotient * newT]
-    ;[r, newR] = [newR, r - quotient * newR]
-  }
-  return mod(t)
+  const key = hexToBytes(publicKey)
+  if (!secp256k1.isPoint(key))
+    throw new RangeError(`rememberSigner: ${publicKey} is not a secp256k1 public key`)
+  known.set(address, key)
 }

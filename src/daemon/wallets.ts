@@ -1,7 +1,7 @@
 // The wallets of a loaded configuration: the main one (`wallet.privateKeyEnv`), which trades on
 // every chain and is the service's maker, and each chain's extra wallets (`chains[].extraWallets`).
 import type { LocalAccount } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { privateKeyToFastAccount } from '../chain/privateKeyToFastAccount.js'
 import { ConfigError, type StockrouteConfig } from './config.js'
 
 /** A configuration's wallets, as accounts: one account per key, shared by every chain it trades on. */
@@ -52,7 +52,8 @@ export function walletsOf(
 
 function accountOf(key: `0x${string}`, name: string): LocalAccount {
   try {
-    return privateKeyToAccount(key)
+    // Signs transactions with libsecp256k1 (WebAssembly): same bytes as viem's, a third of the time.
+    return privateKeyToFastAccount(key)
   } catch {
     throw new ConfigError(
       `${name} is not a usable private key (outside the secp256k1 range): set it to the wallet's 32-byte key, 0x-prefixed`,
