@@ -12,7 +12,7 @@ import { type Ledger, openLedger } from '../../src/store/index.js'
 export type BenchEngine = {
   engine: Engine
   ledger: Ledger
-  /** Per execution, ms from its router quote's arrival (`quoted`) to its execute's broadcast. */
+  /** Per execution, ms from its router quote's arrival (`quoteReceived`) to its execute's broadcast. */
   overheadMs: number[]
   close(): Promise<void>
 }
@@ -60,8 +60,8 @@ export async function openBenchEngine(parameters: {
     })),
     settings: parameters.settings ?? {},
     hooks: {
-      onTransition(event) {
-        if (event.to === 'quoted') quotedAt.set(event.executionId, performance.now())
+      onStage(event) {
+        if (event.stage === 'quoteReceived') quotedAt.set(event.executionId, performance.now())
       },
       onStep(step) {
         if (step.step !== 'broadcast' || step.kind !== 'execute' || step.executionId === null) return

@@ -112,13 +112,6 @@ export function createDaemonMetrics(): DaemonMetrics {
     hooks: {
       onTransition(event, execution) {
         const chain = String(execution.chainId)
-        if (event.to === 'quoted') {
-          quotes.inc({ chain })
-          quotedAt.set(execution.id, event.atMs)
-          chainOfExecution.set(execution.id, chain)
-        }
-        if (event.to === 'quoting' && (event.from === 'quoted' || event.from === 'approving'))
-          drops.inc({ chain })
         if (terminal.includes(event.to)) {
           executions.inc({ chain, outcome: event.to })
           quotedAt.delete(execution.id)
@@ -132,10 +125,18 @@ export function createDaemonMetrics(): DaemonMetrics {
           quoteToBroadcast.observe({ chain: String(step.chainId) }, (Date.now() - at) / 1000)
       },
       onStage(event) {
+        const chain = String(event.chainId)
+        // Timed from the quote's arrival (its move to `quoted` is committed later, with the execute).
+        if (event.stage === 'quoteReceived') {
+          quotes.inc({ chain })
+          // A second quote for the same execution: the one before was dropped.
+          if (quotedAt.has(event.executionId)) drops.inc({ chain })
+          quotedAt.set(event.executionId, Date.now())
+          chainOfExecution.set(event.executionId, chain)
+          return
+        }
         const at = quotedAt.get(event.executionId)
-        const chain = chainOfExecution.get(event.executionId)
-        if (at !== undefined && chain !== undefined)
-          quoteToPrepared.observe({ chain }, (Date.now() - at) / 1000)
+        if (at !== undefined) quoteToPrepared.observe({ chain }, (Date.now() - at) / 1000)
       },
     },
     recordTransactionEvent(chainId, event) {

@@ -41,11 +41,18 @@ export type EngineHooks = {
   onTransition?: ((event: ExecutionEvent, execution: ExecutionRecord) => void) | undefined
   onStep?: ((step: TransactionStep) => void) | undefined
   /**
-   * An execution finished a stage of the pipeline: `prepared` when its quote is guarded and its
+   * An execution reached a stage of the pipeline: `quoteRequested` right before its router quote is
+   * asked for, `quoteReceived` the moment it arrives (the moves to `quoting` and `quoted` are
+   * committed later, with the execute or the stop), `prepared` when the quote is guarded and the
    * execute simulated, right before it asks for the wallet's critical section.
    */
-  onStage?: ((event: { stage: 'prepared'; executionId: number; quoteId: string }) => void) | undefined
+  onStage?: ((event: EngineStageEvent) => void) | undefined
 }
+
+/** A stage an execution reached: the quote id once there is one. */
+export type EngineStageEvent =
+  | { stage: 'quoteRequested'; chainId: number; executionId: number }
+  | { stage: 'quoteReceived' | 'prepared'; chainId: number; executionId: number; quoteId: string }
 
 /** Every hook of {@link EngineHooks}, present. */
 export type EngineHookFunctions = { [Hook in keyof EngineHooks]-?: NonNullable<EngineHooks[Hook]> }

@@ -1,4 +1,5 @@
 import { StockrouteError } from '../domain/errors.js'
+import type { PendingQuote } from './pendingQuote.js'
 
 /** Stable codes of {@link EngineError}. */
 export type EngineErrorCode =
@@ -47,11 +48,14 @@ export class EngineError extends StockrouteError {
  */
 export class ExecutionStop extends Error {
   override name = 'ExecutionStop'
+  /** The quote that arrived before the stop, not yet written: it is stored with the stop, in one commit. */
+  readonly quoted: PendingQuote | undefined
   constructor(
     readonly to: 'rejected' | 'expired' | 'failed',
     readonly reason: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; quoted?: PendingQuote | undefined },
   ) {
-    super(reason, options)
+    super(reason, options?.cause === undefined ? undefined : { cause: options.cause })
+    this.quoted = options?.quoted
   }
 }

@@ -8,15 +8,15 @@ import { readAllowance } from '../chain/erc20.js'
 import { type SimulateExecuteReturnType, simulateExecute } from '../chain/simulateExecute.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import { toNotional } from '../store/risk.js'
+import { failpoint } from '../transactions/index.js'
 import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
 import type { ChainWallet } from './chainWallet.js'
-import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
 import { givenAmountText } from './givenAmount.js'
 import { guardQuote } from './guardQuote.js'
 import type { CheckedIntent } from './intent.js'
-import { announceTransitions } from './moveExecution.js'
+import { type PendingQuote, riskProblemOf } from './pendingQuote.js'
 import { type AllowanceReading, readAllowanceState } from './planApprovals.js'
 import { routerQuoteParametersOf } from './quoteRequest.js'
 import type { Instrument } from './resolveInstrument.js'
@@ -24,8 +24,9 @@ import { storedQuoteOf } from './storedQuote.js'
 
 /** An execution ready for the wallet's critical section: its quote guarded, its execute simulated. */
 export type PreparedExecution = {
-  /** In state `quoted`. */
+  /** As last committed: its quote is {@link PreparedExecution.quoted}, written with the critical section's commit. */
   execution: ExecutionRecord
+  quoted: PendingQuote
   reply: GetRouterQuoteReturnType
   /** The `execute(quote, signature)` call data. */
   data: Hex
@@ -42,7 +43,9 @@ export type PreparedExecution = {
 }
 
 /** Stage one's answer: ready, or this quote is dropped and a new one should be asked for (why). */
-export type PrepareOutcome = { ok: true; prepared: PreparedExecution } | { ok: false; requote: string }
+export type PrepareOutcome =
+  | { ok: true; prepared: PreparedExecution }
+  | { ok: false; requote: string; dropped: PendingQuote | undefined }
 
 /**
  * Stage one of an execution, concurrent with other executions of the chain and wallet: the router
@@ -66,13 +69,15 @@ export async function prepareExecution(
     execution: ExecutionRecord
     /** Why a quote is requested (the `quoting` move's reason). */
     why: string
+    /** The quote dropped before this one, not written yet: written with this one. */
+    earlier: PendingQuote | undefined
     intent: CheckedIntent
     instrument: Instrument
     attempt: number
     signal: AbortSignal | undefined
   },
 ): Promise<PrepareOutcome> {
-  const { ledger, settings } = context
+  const { settings } = context
   const { intent, instrument, attempt, signal } = parameters
   const owner = wallet.account.address
   const spender = chain.executorAddress
@@ -81,6 +86,11 @@ export async function prepareExecution(
   // includes is known exactly (those mined after it still count as pending).
   const atBlock = wallet.transactions.head()
   const requestedAt = context.now()
+  context.hooks.onStage?.({
+    stage: 'quoteRequested',
+    chainId: chain.chainId,
+    executionId: parameters.execution.id,
+  })
   let priceReadAt = requestedAt
   const [reply, marketPrice, onChain] = await Promise.all([
     requestQuote(context, chain, intent, instrument, signal),
@@ -90,43 +100,34 @@ export async function prepareExecution(
     }),
     readAllowance(chain.publicClient, { token, owner, spender, blockNumber: atBlock }, { signal }),
   ])
-  const notional = reply.quote.isBuy ? reply.quote.amountInUsed : reply.quote.amountOut
-  // The risk check and this execution's commitment (its notional, counted in flight once quoted)
-  // are one write, so concurrent executions cannot together overshoot a limit.
-  const quoted = ledger.atomically(() => {
-    const riskProblem = checkRiskLimits(
-      ledger,
-      settings.risk,
-      chain.chainId,
-      toNotional(notional, chain.asset.decimals),
-      context.now(),
-      chain.asset.symbol,
-    )
-    // The request and its answer in one commit: `quoting` holds nothing recovery needs (an
-    // execution found in it, or in the state before, is quoted again either way), and a commit
-    // costs an fsync.
-    const quoting = ledger.executions.transition(
-      parameters.execution.id,
-      parameters.execution,
-      'quoting',
-      parameters.why,
-    )
-    const record = ledger.executions.transition(
-      parameters.execution.id,
-      quoting,
-      'quoted',
-      `quote ${reply.quote.quoteId} received, ${Math.round(context.now() - requestedAt)} ms after it was requested`,
-      {
-        quoteId: reply.quote.quoteId,
-        quote: storedQuoteOf(reply, chain.asset.decimals),
-        notional: { amount: notional, decimals: chain.asset.decimals },
-        marketPrice: { price: marketPrice, atMs: priceReadAt, fxRate: settings.fxRates[instrument.market] },
-      },
-    )
-    return { record, riskProblem }
+  const receivedAtMs = context.now()
+  context.hooks.onStage?.({
+    stage: 'quoteReceived',
+    chainId: chain.chainId,
+    executionId: parameters.execution.id,
+    quoteId: reply.quote.quoteId,
   })
-  const execution = quoted.record
-  announceTransitions(context, execution, 2)
+  failpoint('quote-received')
+  const notional = reply.quote.isBuy ? reply.quote.amountInUsed : reply.quote.amountOut
+  // Written with the next commit, the critical section's or the stop's (see pendingQuote.ts).
+  const quoted: PendingQuote = {
+    from: parameters.execution,
+    earlier: parameters.earlier,
+    why: parameters.why,
+    requestedAtMs: requestedAt,
+    reason: `quote ${reply.quote.quoteId} received, ${Math.round(receivedAtMs - requestedAt)} ms after it was requested`,
+    receivedAtMs,
+    patch: {
+      quoteId: reply.quote.quoteId,
+      quote: storedQuoteOf(reply, chain.asset.decimals),
+      notional: { amount: notional, decimals: chain.asset.decimals },
+      marketPrice: { price: marketPrice, atMs: priceReadAt, fxRate: settings.fxRates[instrument.market] },
+    },
+    notional: toNotional(notional, chain.asset.decimals),
+    chainId: chain.chainId,
+    assetSymbol: chain.asset.symbol,
+  }
+  const stop = (to: ExecutionStop['to'], reason: string) => new ExecutionStop(to, reason, { quoted })
 
   // The simulation asks the node while the guard checks the signature: the node's time and ours
   // overlap. Its answer is used only if the guard accepts the quote (it is a read: nothing is sent).
@@ -145,22 +146,37 @@ export async function prepareExecution(
   if (!verdict.ok) {
     const timeRule = verdict.rule === 'validity' || verdict.rule === 'expired'
     if (timeRule && attempt < settings.maxQuoteAttempts)
-      return { ok: false, requote: `quote ${reply.quote.quoteId} dropped (${verdict.message})` }
+      return {
+        ok: false,
+        requote: `quote ${reply.quote.quoteId} dropped (${verdict.message})`,
+        dropped: quoted,
+      }
     if (timeRule)
-      throw new ExecutionStop(
-        'expired',
-        `no quote with enough validity after ${attempt} attempts: ${verdict.message}`,
-      )
-    throw new ExecutionStop('rejected', `guard ${verdict.rule}: ${verdict.message}`)
+      throw stop('expired', `no quote with enough validity after ${attempt} attempts: ${verdict.message}`)
+    throw stop('rejected', `guard ${verdict.rule}: ${verdict.message}`)
   }
-  if (quoted.riskProblem) throw new ExecutionStop('rejected', `risk limit: ${quoted.riskProblem}`)
+  // Read here to stop early; checked again in the commit that counts the notional (pendingQuote.ts).
+  const riskProblem = riskProblemOf(context, quoted)
+  if (riskProblem) throw stop('rejected', `risk limit: ${riskProblem}`)
 
   const { allowance, data, result, simulation, approveFirst } = await simulated
-  const prepared = { execution, reply, data, allowance, approveFirst, simulation }
+  const prepared = {
+    execution: parameters.execution,
+    quoted,
+    reply,
+    data,
+    allowance,
+    approveFirst,
+    simulation,
+  }
   if (result === undefined) return { ok: true, prepared: { ...prepared, gas: settings.executeGasLimit } }
   if (!result.ok) {
     if (result.errorName === 'QuoteExpired' && attempt < settings.maxQuoteAttempts)
-      return { ok: false, requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}` }
+      return {
+        ok: false,
+        requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}`,
+        dropped: quoted,
+      }
     // Short of allowance while our own transactions are still landing (no override possible): a
     // new quote plans again from what has landed by then.
     if (
@@ -171,8 +187,9 @@ export async function prepareExecution(
       return {
         ok: false,
         requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message} while the wallet's transactions were still landing`,
+        dropped: quoted,
       }
-    throw new ExecutionStop(
+    throw stop(
       result.errorName === 'QuoteExpired' ? 'expired' : 'failed',
       `the simulation of execute ${result.message}: nothing was sent`,
     )

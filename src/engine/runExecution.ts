@@ -8,6 +8,7 @@ import { type ChainWallet, pickWallet, walletOf } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
 import { type CheckedIntent, checkIntent, type SwapIntent } from './intent.js'
+import type { PendingQuote } from './pendingQuote.js'
 import { prepareExecution } from './prepareExecution.js'
 import type { Instrument } from './resolveInstrument.js'
 import { recordOpenAllowancesOf } from './settlement.js'
@@ -173,11 +174,13 @@ async function quoteAndSubmit(
     execution.state === 'intent'
       ? 'requesting a router quote'
       : `resumed from ${execution.state} after a restart: requesting a new router quote`
+  let earlier: PendingQuote | undefined
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted()
     const outcome = await prepareExecution(context, chain, wallet, {
       execution,
       why,
+      earlier,
       intent,
       instrument,
       attempt,
@@ -186,6 +189,7 @@ async function quoteAndSubmit(
     if (outcome.ok)
       context.hooks.onStage?.({
         stage: 'prepared',
+        chainId: chain.chainId,
         executionId: execution.id,
         quoteId: outcome.prepared.reply.quote.quoteId,
       })
@@ -193,6 +197,8 @@ async function quoteAndSubmit(
       ? await submitPrepared(context, chain, wallet, outcome.prepared, { attempt, signal })
       : outcome
     if (submitted.ok) return submitted.execution
+    // A dropped quote not written yet is written with the next one, before it in the history.
+    earlier = submitted.dropped
     execution = context.ledger.executions.getExecution(execution.id) ?? execution
     why = `${submitted.requote}; re-quoting, attempt ${attempt + 1} of ${context.settings.maxQuoteAttempts}`
   }

@@ -2,7 +2,8 @@ import { StockrouteError } from '../domain/errors.js'
 import { type ExecutionRecord, ExecutionStateError, terminalExecutionStates } from '../store/executions.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
-import { moveExecution } from './moveExecution.js'
+import { announceTransitions, moveExecution } from './moveExecution.js'
+import { pendingMoves, writePendingQuote } from './pendingQuote.js'
 
 /**
  * Records why an execution stopped: the state an {@link ExecutionStop} names, `failed` for anything
@@ -23,6 +24,17 @@ export function stopExecution(context: EngineContext, executionId: number, error
     error instanceof ExecutionStop
       ? [error.to, error.reason]
       : (['failed', `stopped by an error: ${describe(error)}`] as const)
+  // A quote that arrived and was not stored yet is stored with the stop, in one commit, when the
+  // execution is still where the quote found it.
+  const quoted = error instanceof ExecutionStop ? error.quoted : undefined
+  if (quoted && quoted.from.state === current.state && quoted.from.version === current.version) {
+    const stopped = context.ledger.atomically(() => {
+      const record = writePendingQuote(context, quoted, { checkRisk: false })
+      return context.ledger.executions.transition(record.id, record, to, reason)
+    })
+    announceTransitions(context, stopped, 1 + pendingMoves(quoted))
+    return stopped
+  }
   // From intent, `expired` is not a move: nothing was quoted yet.
   const state = current.state === 'intent' && to === 'expired' ? 'failed' : to
   return moveExecution(context, current, state, reason)

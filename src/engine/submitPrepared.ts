@@ -9,13 +9,17 @@ import type { EngineContext } from './context.js'
 import { dryRunReason } from './dryRunRecord.js'
 import { ExecutionStop } from './errors.js'
 import { givenAmountText } from './givenAmount.js'
-import { announceTransition, moveExecution } from './moveExecution.js'
+import { announceTransitions, moveExecution } from './moveExecution.js'
+import { type PendingQuote, pendingMoves, writePendingQuote } from './pendingQuote.js'
 import { type AllowanceReading, type ApprovalPlan, planFromReading } from './planApprovals.js'
 import type { PreparedExecution } from './prepareExecution.js'
 import { simulateAfterPending } from './simulateAfterPending.js'
 
 /** Stages two and three's answer: submitted (or ended, for a dry run), or a re-quote (why). */
-export type SubmitOutcome = { ok: true; execution: ExecutionRecord } | { ok: false; requote: string }
+export type SubmitOutcome =
+  | { ok: true; execution: ExecutionRecord }
+  /** `dropped`: the quote, when it was not written yet (it is, with the next quote's commit). */
+  | { ok: false; requote: string; dropped: PendingQuote | undefined }
 
 /**
  * Stages two and three of an execution. Two, the wallet's critical section (the transaction
@@ -38,7 +42,8 @@ export async function submitPrepared(
   const { ledger, settings } = context
   const { reply, allowance, data } = prepared
   let { execution, gas, simulation } = prepared
-  if (prepared.approveFirst) {
+  const approvedFirst = prepared.approveFirst
+  if (approvedFirst) {
     const approved = await approveThenSimulate(context, chain, wallet, prepared, options)
     if (!approved.ok) return approved
     ;({ execution, gas, simulation } = approved)
@@ -75,9 +80,14 @@ export async function submitPrepared(
         alsoInLedger: settings.dryRun
           ? undefined
           : (records) => {
+              // The quote's moves, the risk check and the move to `submitted`: one commit. A limit
+              // breached meanwhile throws here, and nothing of it is stored.
+              const quoted = approvedFirst
+                ? execution
+                : writePendingQuote(context, prepared.quoted, { checkRisk: true })
               submitted = ledger.executions.transition(
                 execution.id,
-                execution,
+                quoted,
                 'submitted',
                 `${describeSigned(records)} (${simulation}); ${Math.round(reply.quote.expiresAt * 1000 - context.now())} ms of validity left`,
               )
@@ -87,7 +97,7 @@ export async function submitPrepared(
     if (settings.dryRun)
       return { ok: true, execution: dryRunEnd(context, chain, prepared, execution, records, simulation) }
     execution = submitted ?? execution
-    announceTransition(context, execution)
+    announceTransitions(context, execution, approvedFirst ? 1 : 1 + pendingMoves(prepared.quoted))
     const results = await broadcast
     const sent = results.at(-1)
     const executeRecord = records.at(-1)
@@ -96,10 +106,17 @@ export async function submitPrepared(
   } catch (error) {
     if (dropped === undefined || !(error instanceof ExecutionStop)) throw error
     if (options.attempt < settings.maxQuoteAttempts)
-      return { ok: false, requote: `quote ${reply.quote.quoteId} dropped: ${dropped}` }
+      return {
+        ok: false,
+        requote: `quote ${reply.quote.quoteId} dropped: ${dropped}`,
+        dropped: approvedFirst ? undefined : prepared.quoted,
+      }
     throw new ExecutionStop(
       'expired',
       `no quote with enough validity after ${options.attempt} attempts: ${dropped}`,
+      {
+        quoted: approvedFirst ? undefined : prepared.quoted,
+      },
     )
   }
 }
@@ -115,7 +132,8 @@ async function approveThenSimulate(
   prepared: PreparedExecution,
   options: { attempt: number; signal: AbortSignal | undefined },
 ): Promise<
-  { ok: true; execution: ExecutionRecord; gas: bigint; simulation: string } | { ok: false; requote: string }
+  | { ok: true; execution: ExecutionRecord; gas: bigint; simulation: string }
+  | { ok: false; requote: string; dropped: undefined }
 > {
   const { settings } = context
   const { reply, allowance } = prepared
@@ -128,9 +146,14 @@ async function approveThenSimulate(
       simulation: prepared.simulation,
     }
   const given = (amount: bigint) => givenAmountText(chain.asset, reply.quote, amount)
+  // The quote is stored before the approvals are signed: `approving` moves from `quoted`.
+  const quoted = context.ledger.atomically(() =>
+    writePendingQuote(context, prepared.quoted, { checkRisk: true }),
+  )
+  announceTransitions(context, quoted, pendingMoves(prepared.quoted))
   const execution = moveExecution(
     context,
-    prepared.execution,
+    quoted,
     'approving',
     `approving ${given(allowance.target)} to the executor ${allowance.spender} (allowance ${given(allowance.onChain)}, needed ${given(allowance.needed)})`,
   )
@@ -169,7 +192,11 @@ async function approveThenSimulate(
       (result.errorName === 'QuoteExpired' || result.errorName === 'ERC20InsufficientAllowance') &&
       options.attempt < settings.maxQuoteAttempts
     )
-      return { ok: false, requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}` }
+      return {
+        ok: false,
+        requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}`,
+        dropped: undefined,
+      }
     throw new ExecutionStop(
       result.errorName === 'QuoteExpired' ? 'expired' : 'failed',
       `the simulation of execute ${result.message}: the execute was not sent; approval ${sent} was (its allowance is recorded as open once mined)`,
@@ -217,7 +244,15 @@ function dryRunEnd(
   simulation: string,
 ): ExecutionRecord {
   const given = (amount: bigint) => givenAmountText(chain.asset, prepared.reply.quote, amount)
-  return moveExecution(context, execution, 'rejected', dryRunReason({ records, simulation, given }))
+  const reason = dryRunReason({ records, simulation, given })
+  if (execution.state === 'approving') return moveExecution(context, execution, 'rejected', reason)
+  // The quote and the end in one commit, as a live execute's (no risk check: nothing is sent).
+  const ended = context.ledger.atomically(() => {
+    const quoted = writePendingQuote(context, prepared.quoted, { checkRisk: false })
+    return context.ledger.executions.transition(quoted.id, quoted, 'rejected', reason)
+  })
+  announceTransitions(context, ended, 1 + pendingMoves(prepared.quoted))
+  return ended
 }
 
 /** The kill switch, read right before each signature: a halt stops the execution with nothing signed. */

@@ -73,6 +73,11 @@ export type ExecutionPatch = {
    * FX rate (asset per unit of the market's currency, 1e8) the guard converted it with.
    */
   marketPrice?: { price: Price; atMs: number; fxRate?: Price | undefined } | undefined
+  /**
+   * When the move happened (Unix ms), if not now: a move written later than it happened, with the
+   * commit of the next one (a quote's arrival, stored with the execute it led to), keeps its time.
+   */
+  atMs?: number | undefined
 }
 
 /** One line of an execution's event log. */

@@ -250,7 +250,7 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
       reason: string,
       patch: ExecutionPatch,
     ): ExecutionRecord => {
-      const at = now()
+      const at = patch.atMs === undefined ? now() : safeInteger(patch.atMs, 'atMs')
       const quoteId =
         patch.quoteId === undefined || patch.quoteId === null
           ? patch.quoteId

@@ -6,6 +6,8 @@ import { writeSync } from 'node:fs'
  * SIGKILL there leaves the ledger and the chain in exactly one of the states recovery must handle.
  */
 export const failpointNames = [
+  /** A router quote arrived; it lives only in memory (the execution is still `intent` in the ledger), nothing is signed. */
+  'quote-received',
   /** The nonce is chosen in memory, nothing is signed or stored yet. */
   'nonce-taken',
   /** The transaction is signed, not yet stored: the bytes die with the process. */

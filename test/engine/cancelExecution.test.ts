@@ -31,16 +31,14 @@ describe('cancelExecution', () => {
       funding: { asset: '5000' },
       settings: { pipelineDepth: 1 },
       hooks: {
-        onTransition(event, execution) {
-          if (execution.intentId === 'while-quoting' && event.to === 'quoting')
+        onStage(event) {
+          const execution = test.ledger.executions.getExecution(event.executionId)
+          if (execution?.intentId === 'while-quoting' && event.stage === 'quoteRequested')
             cancels.set(
               execution.intentId,
               engine?.cancel(execution.id, 'operator: wrong size') as Promise<CancelOutcome>,
             )
-        },
-        onStage(event) {
-          const execution = test.ledger.executions.getExecution(event.executionId)
-          if (execution?.intentId === 'after-stage-one')
+          if (execution?.intentId === 'after-stage-one' && event.stage === 'prepared')
             cancels.set(
               execution.intentId,
               engine?.cancel(execution.id, 'operator: changed my mind') as Promise<CancelOutcome>,

@@ -116,6 +116,7 @@ describe('pipeline', () => {
       funding: { asset: '5000' },
       hooks: {
         onStage: (event) => {
+          if (event.stage !== 'prepared') return
           prepared.push(event.executionId)
           halt()
         },
@@ -156,11 +157,10 @@ describe('pipeline', () => {
       funding: { asset: '5000' },
       now: () => Date.now() + offsetMs,
       hooks: {
-        // Each quote is asked for at the real time.
-        onTransition: (event) => {
-          if (event.to === 'quoting') offsetMs = 0
-        },
         onStage: (event) => {
+          // Each quote is asked for at the real time.
+          if (event.stage === 'quoteRequested') offsetMs = 0
+          if (event.stage !== 'prepared') return
           // The first quote's stage one "took" 9.5 s: less validity is left than the minimum.
           if (aged.length > 0) return
           aged.push(event.quoteId)
@@ -209,11 +209,9 @@ describe('pipeline', () => {
       settings: { maxQuoteAttempts: 2 },
       now: () => Date.now() + offsetMs,
       hooks: {
-        onTransition: (event) => {
-          if (event.to === 'quoting') offsetMs = 0
-        },
-        onStage: () => {
-          offsetMs = 9_500
+        onStage: (event) => {
+          if (event.stage === 'quoteRequested') offsetMs = 0
+          if (event.stage === 'prepared') offsetMs = 9_500
         },
       },
     })

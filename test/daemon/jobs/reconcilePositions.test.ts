@@ -164,8 +164,12 @@ describe('reconcilePositions', () => {
       chains: engineChainsOf([chain]).map((config) => ({ ...config, accounts: [main, extra] })),
       settings: testEngineSettings,
       hooks: {
-        onTransition: (event, execution) => {
-          if (event.to === 'quoting' && execution.intentId === 'two-wallets-1') quoting()
+        onStage: (event) => {
+          if (
+            event.stage === 'quoteRequested' &&
+            ledger.executions.getExecution(event.executionId)?.intentId === 'two-wallets-1'
+          )
+            quoting()
         },
       },
     })

@@ -1,0 +1,84 @@
+import type { ExecutionPatch, ExecutionRecord } from '../store/executions.js'
+import type { Notional } from '../store/risk.js'
+import { checkRiskLimits } from './checkRiskLimits.js'
+import type { EngineContext } from './context.js'
+import { ExecutionStop } from './errors.js'
+
+/**
+ * A router quote that arrived, not yet written: its moves to `quoting` and `quoted` are stored with
+ * the execution's next commit (the critical section's move to `submitted`, or its stop), each at
+ * the time it happened. A commit costs an fsync on the one JS thread, and the quote holds nothing
+ * recovery needs: an execution found in `intent` after a kill is quoted again, as one found in
+ * `quoting` or `quoted` always was.
+ */
+export type PendingQuote = {
+  /** The execution as last committed (`intent`, or where a restart left it), before any pending quote. */
+  from: ExecutionRecord
+  /** The quote this one replaced (dropped for time), also not yet written: its moves go first. */
+  earlier: PendingQuote | undefined
+  /** Why the quote was asked for (the `quoting` move's reason). */
+  why: string
+  requestedAtMs: number
+  /** The `quoted` move's reason. */
+  reason: string
+  receivedAtMs: number
+  /** The quote, its notional and the market price it was compared with. */
+  patch: ExecutionPatch
+  /** The notional the risk limits count, in the ledger's notional units. */
+  notional: Notional
+  chainId: number
+  assetSymbol: string
+}
+
+/** How many moves writing `pending` makes (two per quote, dropped ones included). */
+export function pendingMoves(pending: PendingQuote | undefined): number {
+  return pending ? 2 + pendingMoves(pending.earlier) : 0
+}
+
+/**
+ * Writes the quote's two moves, after those of the quotes it replaced. Call it inside a ledger transaction (`ledger.atomically`), with what
+ * follows it in the same commit. With `checkRisk`, the risk limits are checked first, in the same
+ * transaction that counts this execution's notional as in flight (once `quoted`), so executions of
+ * other wallets committing meanwhile cannot together overshoot a limit; a breach throws
+ * {@link ExecutionStop} `rejected`, which rolls the transaction back.
+ *
+ * @example
+ * ledger.atomically(() => {
+ *   const quoted = writePendingQuote(context, pending, { checkRisk: true })
+ *   return ledger.executions.transition(quoted.id, quoted, 'submitted', reason)
+ * })
+ */
+export function writePendingQuote(
+  context: EngineContext,
+  pending: PendingQuote,
+  options: { checkRisk: boolean },
+): ExecutionRecord {
+  const { ledger } = context
+  if (options.checkRisk) {
+    const problem = riskProblemOf(context, pending)
+    if (problem) throw new ExecutionStop('rejected', `risk limit: ${problem}`, { quoted: pending })
+  }
+  const { id } = pending.from
+  const before = pending.earlier
+    ? writePendingQuote(context, pending.earlier, { checkRisk: false })
+    : pending.from
+  const quoting = ledger.executions.transition(id, before, 'quoting', pending.why, {
+    atMs: pending.requestedAtMs,
+  })
+  return ledger.executions.transition(id, quoting, 'quoted', pending.reason, {
+    ...pending.patch,
+    atMs: pending.receivedAtMs,
+  })
+}
+
+/** What the risk limits say of the pending quote's notional now, if they refuse it. */
+export function riskProblemOf(context: EngineContext, pending: PendingQuote): string | undefined {
+  return checkRiskLimits(
+    context.ledger,
+    context.settings.risk,
+    pending.chainId,
+    pending.notional,
+    context.now(),
+    pending.assetSymbol,
+  )
+}
