@@ -1,5 +1,13 @@
-import { type Address, type Client, type Hex, toHex } from 'viem'
-import { estimateContractGas } from 'viem/actions'
+import {
+  type Address,
+  BaseError,
+  type Client,
+  type Hex,
+  MethodNotFoundRpcError,
+  MethodNotSupportedRpcError,
+  toHex,
+} from 'viem'
+import { estimateContractGas, simulateBlocks } from 'viem/actions'
 import type { SignedQuoteStruct } from '../domain/routerQuote.js'
 import { executeRevertsAbi } from './abis.js'
 import { type DecodedRevert, decodeRevert } from './decodeRevert.js'
@@ -41,14 +49,17 @@ export type SimulateExecuteParameters = {
 export type SimulateExecuteReturnType =
   | {
       ok: true
-      /** `eth_estimateGas` of the call, before any buffer. */
+      /**
+       * The gas limit the call needs, before any buffer: from eth_simulateV1 (one execution of the
+       * call) where the node has it, else eth_estimateGas (a search over many executions).
+       */
       gas: bigint
     }
   | ({ ok: false } & DecodedRevert)
 
 /**
  * Simulates `execute(quote, signature)` from the taker against the latest (or pending) block with
- * one `eth_estimateGas` (nothing is sent), optionally with the allowance an approval not yet sent
+ * one request (nothing is sent): `eth_simulateV1`, or `eth_estimateGas` where the node lacks it, optionally with the allowance an approval not yet sent
  * will give. A revert comes back decoded by name, with its arguments: the executor's own errors
  * (`QuoteExpired`, `QuoteAlreadyUsed`, `InvalidSigner`, `InvalidAmount`, `FeeExceedsAmount`) and the
  * tokens' (`ERC20InsufficientAllowance`, `ERC20InsufficientBalance`, `TokenPaused`, …). Throws
@@ -85,6 +96,39 @@ export async function simulateExecute(
       ]
     : undefined
   signal?.throwIfAborted()
+  if (!simulateV1Refused.has(client)) {
+    try {
+      const [block] = await abortable(
+        simulateBlocks(client, {
+          blockTag,
+          blocks: [
+            {
+              calls: [
+                {
+                  from: taker,
+                  to: executor,
+                  abi: executeRevertsAbi,
+                  functionName: 'execute',
+                  args: [quote, signature],
+                },
+              ],
+              ...(stateOverride ? { stateOverrides: stateOverride } : {}),
+            },
+          ],
+        }),
+        signal,
+      )
+      const call = block?.calls[0]
+      if (call?.status === 'success') return { ok: true, gas: neededGasOf(call) }
+      const revert = call ? decodeRevert(call.error) : undefined
+      if (revert) return { ok: false, ...revert }
+    } catch (error) {
+      if (signal?.aborted && error === signal.reason) throw error
+      // A node without eth_simulateV1 gets eth_estimateGas, now and from then on.
+      if (!isUnsupportedMethod(error)) throw simulationError(client, parameters, error)
+      simulateV1Refused.add(client)
+    }
+  }
   try {
     const gas = await abortable(
       estimateContractGas(client, {
@@ -105,11 +149,41 @@ export async function simulateExecute(
     if (signal?.aborted && error === signal.reason) throw error
     const revert = decodeRevert(error)
     if (revert) return { ok: false, ...revert }
-    const overridden = allowance ? ` with allowance ${allowance.amount} of token ${allowance.token}` : ''
-    throw new ChainRpcError({
-      chainId: client.chain?.id,
-      action: `simulation of execute(quote ${quote.quoteId}) on executor ${executor} from ${taker}${overridden}`,
-      cause: error,
-    })
+    throw simulationError(client, parameters, error)
   }
+}
+
+/** Clients whose node answered eth_simulateV1 with "no such method". */
+const simulateV1Refused = new WeakSet<Client>()
+
+/**
+ * The gas limit the call needs, before any buffer, from eth_simulateV1's answer: its peak use when
+ * the node reports it (`maxUsedGas`), else its gas used plus the refund it may have had, at most a
+ * fifth of the gas spent before refunds (EIP-3529): a transaction must be given the gas it spends
+ * before its refund.
+ */
+function neededGasOf(call: { gasUsed: bigint; maxUsedGas?: bigint | undefined }): bigint {
+  return call.maxUsedGas ?? (call.gasUsed * 5n + 3n) / 4n
+}
+
+function isUnsupportedMethod(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false
+  const unsupported = error.walk(
+    (cause) =>
+      cause instanceof MethodNotFoundRpcError ||
+      cause instanceof MethodNotSupportedRpcError ||
+      (cause instanceof BaseError &&
+        /method .*(not (found|supported|available)|does not exist)/i.test(cause.message)),
+  )
+  return unsupported !== null
+}
+
+function simulationError(client: Client, parameters: SimulateExecuteParameters, error: unknown) {
+  const { executor, quote, taker, allowance } = parameters
+  const overridden = allowance ? ` with allowance ${allowance.amount} of token ${allowance.token}` : ''
+  return new ChainRpcError({
+    chainId: client.chain?.id,
+    action: `simulation of execute(quote ${quote.quoteId}) on executor ${executor} from ${taker}${overridden}`,
+    cause: error,
+  })
 }

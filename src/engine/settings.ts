@@ -27,7 +27,7 @@ export type RiskLimits = {
 /** Everything the engine decides by configuration rather than by code. */
 export type EngineSettings = {
   approvalPolicy: ApprovalPolicy
-  /** Simulate `execute` (eth_call + eth_estimateGas) before signing it. */
+  /** Simulate `execute` (eth_simulateV1, or eth_estimateGas where the node lacks it) before signing it. */
   simulate: boolean
   /** Validity a quote must keep beyond the chain's measured inclusion time, ms. */
   validityMarginMs: number

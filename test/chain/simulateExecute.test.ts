@@ -9,7 +9,7 @@ import { simulateExecute } from '../../src/chain/simulateExecute.js'
 import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { chainWithoutRouter, chainWithRouter, signForChain, tokenOf } from '../helpers/localChains.js'
 import { approve, buyQuote, execute, fundedWallet, publicClientOf } from './fixtures.js'
-import { countingProxy, failingRpc, type RpcServer } from './rpcServers.js'
+import { countingProxy, failingRpc, type RpcServer, refusingProxy } from './rpcServers.js'
 
 const servers: RpcServer[] = []
 afterEach(async () => {
@@ -219,7 +219,7 @@ describe.each([
     expect(receipt.gasUsed).toBeLessThanOrEqual(pending.gas)
   })
 
-  it('one simulation is exactly one RPC request (eth_estimateGas), ok or reverted, with or without override', async () => {
+  it('one simulation is exactly one RPC request (eth_simulateV1), ok or reverted, with or without override', async () => {
     const proxy = await countingProxy(chain.rpcUrl)
     servers.push(proxy)
     const { publicClient } = createChainClients({
@@ -247,8 +247,42 @@ describe.each([
     for (const { parameters, ok } of runs) {
       proxy.methods.length = 0
       expect(await simulateExecute(publicClient, parameters)).toMatchObject({ ok })
-      expect(proxy.methods).toEqual(['eth_estimateGas'])
+      expect(proxy.methods).toEqual(['eth_simulateV1'])
     }
+  })
+
+  it('falls back to eth_estimateGas, for good, on a node without eth_simulateV1: same verdicts, and its gas covers the estimate', async () => {
+    // FAULT (named mock): refusingProxy answers eth_simulateV1 with "method not found".
+    const proxy = await refusingProxy(chain.rpcUrl, ['eth_simulateV1'])
+    servers.push(proxy)
+    const withoutV1 = createChainClients({ chainId: chain.chainId, rpcUrl: proxy.url, readRetryCount: 0 })
+    const wallet = await fundedWallet(chain, { asset: '500' })
+    const taker = wallet.account.address
+    const quote = buyQuote(chain)
+    const signature = await signForChain(chain, quote)
+    const allowance = {
+      token: quote.assetToken,
+      slot: await allowanceSlot(chain, quote.assetToken, taker),
+      amount: quote.amountIn,
+    }
+    const refused = await simulateExecute(withoutV1.publicClient, { executor, quote, signature, taker })
+    expect(proxy.methods).toEqual(['eth_simulateV1', 'eth_estimateGas'])
+    expect(refused).toEqual(await simulateExecute(client(), { executor, quote, signature, taker }))
+    expect(refused).toMatchObject({ ok: false, errorName: 'ERC20InsufficientAllowance' })
+
+    proxy.methods.length = 0
+    const estimated = await simulateExecute(withoutV1.publicClient, {
+      executor,
+      quote,
+      signature,
+      taker,
+      allowance,
+    })
+    expect(proxy.methods).toEqual(['eth_estimateGas'])
+    const simulated = await simulateExecute(client(), { executor, quote, signature, taker, allowance })
+    if (!estimated.ok || !simulated.ok) throw new Error('both simulations should pass with the allowance')
+    // eth_simulateV1's figure allows for the largest refund: never under the search's minimum.
+    expect(simulated.gas).toBeGreaterThanOrEqual(estimated.gas)
   })
 
   it('refuses an allowance amount outside uint256 before asking the chain', async () => {

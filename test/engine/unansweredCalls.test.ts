@@ -61,8 +61,8 @@ describe('calls that get no answer', () => {
         events.some((line) => /setup: the RPC did not answer .* trying again in \d+ ms/.test(line)),
       ).toBe(true)
       await engine.recover()
-      // The simulation's gas estimate gets no answer for 1.5 s: the execution tries again with a new quote.
-      proxy.setFaults({ dropRate: 1, methods: ['eth_estimateGas'] })
+      // The simulation gets no answer for 1.5 s: the execution tries again with a new quote.
+      proxy.setFaults({ dropRate: 1, methods: ['eth_simulateV1'] })
       setTimeout(() => proxy.setFaults({}), 1_500)
       const outcome = await engine.execute({
         intentId: 'lossy',
@@ -74,7 +74,7 @@ describe('calls that get no answer', () => {
       })
       proxy.setFaults({})
       expect(outcome.execution.state, outcome.execution.reason).toBe('confirmed')
-      expect(proxy.stats().byMethod.eth_estimateGas?.dropped).toBeGreaterThan(0)
+      expect(proxy.stats().byMethod.eth_simulateV1?.dropped).toBeGreaterThan(0)
       expect(
         warnings.filter((line) => line.startsWith('no answer before the execute was signed')).length,
       ).toBeGreaterThan(0)
