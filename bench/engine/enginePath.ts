@@ -12,7 +12,7 @@ import { type Ledger, openLedger } from '../../src/store/index.js'
 export type BenchEngine = {
   engine: Engine
   ledger: Ledger
-  /** Per execution, ms from its router quote's arrival (`quoteReceived`) to its execute's broadcast. */
+  /** Per execution, ms from its router quote's arrival (`quoteReceived`) to its execute's hand-over to the node (`sending`). */
   overheadMs: number[]
   close(): Promise<void>
 }
@@ -64,7 +64,8 @@ export async function openBenchEngine(parameters: {
         if (event.stage === 'quoteReceived') quotedAt.set(event.executionId, performance.now())
       },
       onStep(step) {
-        if (step.step !== 'broadcast' || step.kind !== 'execute' || step.executionId === null) return
+        // To the moment the execute is handed to the node: the node's own time is not stockroute's.
+        if (step.step !== 'sending' || step.kind !== 'execute' || step.executionId === null) return
         const at = quotedAt.get(step.executionId)
         if (at !== undefined) overheadMs.push(performance.now() - at)
         quotedAt.delete(step.executionId)

@@ -107,6 +107,8 @@ export const executionConfigSchema = strictSection({
     64,
     ' (executions per wallet quoted, guarded and simulated at once)',
   ).optional(),
+  /** Executions of the whole daemon between asking for a quote and handing the execute to the node, at once (engine default 4). */
+  maxQuotesInFlight: wholeNumber(1, 1_000, ' (executions quoting at once, all chains together)').optional(),
   /**
    * Simulate an execute with its approval's allowance as a state override, so approval and execute
    * are signed together (engine default true); false for an RPC that refuses state overrides.

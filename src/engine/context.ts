@@ -5,6 +5,7 @@ import type { ExecutionEvent, ExecutionRecord } from '../store/executions.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionKind } from '../store/transactions.js'
 import type { ExecutionControls } from './cancelExecution.js'
+import type { QuoteAdmission } from './quoteAdmission.js'
 import type { Instrument, InstrumentResolver } from './resolveInstrument.js'
 import type { EngineSettings } from './settings.js'
 import type { SettlementWaiters } from './settlement.js'
@@ -20,10 +21,11 @@ export type EngineLogger = {
 /** A point in the life of a transaction, reported to {@link EngineHooks.onStep}. */
 export type TransactionStep = {
   /**
-   * `signed`: stored in the ledger, not yet sent; `broadcast`: the node accepted it, the ledger
-   * does not say so yet; `receipt`: its receipt was read, nothing of it is in the ledger yet.
+   * `signed`: stored in the ledger, not yet sent; `sending`: handed to the node this moment, no
+   * answer yet; `broadcast`: the node accepted it, the ledger does not say so yet; `receipt`: its
+   * receipt was read, nothing of it is in the ledger yet.
    */
-  step: 'signed' | 'broadcast' | 'receipt'
+  step: 'signed' | 'sending' | 'broadcast' | 'receipt'
   executionId: number | null
   chainId: number
   kind: TransactionKind
@@ -78,4 +80,6 @@ export type EngineContext = {
   settlements: SettlementWaiters
   /** The executions running now: their abort and whether they reached a signature (cancelExecution.ts). */
   executionControls: ExecutionControls
+  /** Executions between asking for a quote and handing their execute to the node (quoteAdmission.ts). */
+  admission: QuoteAdmission
 }

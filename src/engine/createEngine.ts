@@ -26,6 +26,7 @@ import { checkIntent, type SwapIntent } from './intent.js'
 import { logManagerEvent } from './logManagerEvent.js'
 import { cachedMarketPrice, serviceMarketPrice } from './marketPrice.js'
 import { type ApprovalPlan, planApprovals } from './planApprovals.js'
+import { createQuoteAdmission } from './quoteAdmission.js'
 import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js'
 import { type RecoveryReport, recordFillsSinceCheckpoint, recoverExecutions } from './recoverExecutions.js'
 import { createInstrumentResolver, type Instrument } from './resolveInstrument.js'
@@ -146,6 +147,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     logger: parameters.logger,
     settlements: createSettlementWaiters(),
     executionControls: new Map(),
+    admission: createQuoteAdmission(settings.maxQuotesInFlight),
   }
   const chains: Map<number, ChainRuntime> = await createChainRuntimes(
     {

@@ -10,6 +10,7 @@ import { ExecutionStop } from './errors.js'
 import { type CheckedIntent, checkIntent, type SwapIntent } from './intent.js'
 import type { PendingQuote } from './pendingQuote.js'
 import { prepareExecution } from './prepareExecution.js'
+import type { AdmissionTicket } from './quoteAdmission.js'
 import type { Instrument } from './resolveInstrument.js'
 import { recordOpenAllowancesOf } from './settlement.js'
 import { describe, stopExecution } from './stopExecution.js'
@@ -69,14 +70,18 @@ async function runWatched(
         // with a fresh quote, a few times, rather than failing the trade.
         for (let round = 1; ; round++) {
           const current = context.ledger.executions.getExecution(execution.id) ?? execution
+          // Left once the execute is handed to the node (submitPrepared), or here at the latest.
+          const ticket = await context.admission.enter(signal)
           try {
             return await quoteAndSubmit(context, chain, wallet, {
               execution: current,
               intent,
               instrument,
               signal,
+              ticket,
             })
           } catch (error) {
+            ticket.leave()
             const latest = context.ledger.executions.getExecution(execution.id)
             const unsigned =
               latest?.state === 'intent' ||
@@ -90,6 +95,8 @@ async function runWatched(
               `no answer before the execute was signed: trying again with a new quote (${round} of ${transportRetries - 1})`,
             )
             await new Promise((resolve) => setTimeout(resolve, 250 * round))
+          } finally {
+            ticket.leave()
           }
         }
       },
@@ -166,9 +173,10 @@ async function quoteAndSubmit(
     intent: CheckedIntent
     instrument: Instrument
     signal: AbortSignal | undefined
+    ticket: AdmissionTicket
   },
 ): Promise<ExecutionRecord> {
-  const { intent, instrument, signal } = parameters
+  const { intent, instrument, signal, ticket } = parameters
   let execution = parameters.execution
   let why =
     execution.state === 'intent'
@@ -194,7 +202,7 @@ async function quoteAndSubmit(
         quoteId: outcome.prepared.reply.quote.quoteId,
       })
     const submitted = outcome.ok
-      ? await submitPrepared(context, chain, wallet, outcome.prepared, { attempt, signal })
+      ? await submitPrepared(context, chain, wallet, outcome.prepared, { attempt, signal, ticket })
       : outcome
     if (submitted.ok) return submitted.execution
     // A dropped quote not written yet is written with the next one, before it in the history.

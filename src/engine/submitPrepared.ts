@@ -13,6 +13,7 @@ import { announceTransitions, moveExecution } from './moveExecution.js'
 import { type PendingQuote, pendingMoves, writePendingQuote } from './pendingQuote.js'
 import { type AllowanceReading, type ApprovalPlan, planFromReading } from './planApprovals.js'
 import type { PreparedExecution } from './prepareExecution.js'
+import type { AdmissionTicket } from './quoteAdmission.js'
 import { simulateAfterPending } from './simulateAfterPending.js'
 
 /** Stages two and three's answer: submitted (or ended, for a dry run), or a re-quote (why). */
@@ -37,7 +38,12 @@ export async function submitPrepared(
   chain: ChainRuntime,
   wallet: ChainWallet,
   prepared: PreparedExecution,
-  options: { attempt: number; signal: AbortSignal | undefined },
+  options: {
+    attempt: number
+    signal: AbortSignal | undefined
+    /** The execution's place among those quoting: given up once the execute is handed to the node. */
+    ticket?: AdmissionTicket | undefined
+  },
 ): Promise<SubmitOutcome> {
   const { ledger, settings } = context
   const { reply, allowance, data } = prepared
@@ -53,7 +59,7 @@ export async function submitPrepared(
   let submitted: ExecutionRecord | undefined
   const execute: TransactionRequest = { kind: 'execute', to: chain.executorAddress, data, gas }
   try {
-    const { records, broadcast } = await wallet.transactions.sendAll(
+    const { records, broadcast, handedOver } = await wallet.transactions.sendAll(
       () => {
         plan = planNow(wallet, allowance)
         if (plan.approvals.length > 0 && settings.approvalPolicy.kind === 'unlimited')
@@ -96,6 +102,8 @@ export async function submitPrepared(
     )
     if (settings.dryRun)
       return { ok: true, execution: dryRunEnd(context, chain, prepared, execution, records, simulation) }
+    // Once handed to the node, the next execution may ask for its quote.
+    void handedOver.then(() => options.ticket?.leave())
     execution = submitted ?? execution
     announceTransitions(context, execution, approvedFirst ? 1 : 1 + pendingMoves(prepared.quoted))
     const results = await broadcast

@@ -1,6 +1,9 @@
 import { BaseError, type Hex, type WalletClient } from 'viem'
 import { sendRawTransaction } from 'viem/actions'
 import { isTransportFailure } from '../chain/isTransportFailure.js'
+import type { TransactionRecord } from '../store/transactions.js'
+import { failpoint } from './failpoints.js'
+import type { BroadcastResult } from './types.js'
 
 /** What the node said to a raw transaction. */
 export type RawBroadcastOutcome =
@@ -41,4 +44,36 @@ export async function broadcastRaw(client: WalletClient, raw: Hex): Promise<RawB
       return { outcome: 'no-answer', error: message }
     return { outcome: 'refused', error: message }
   }
+}
+
+/**
+ * Hands one stored record to the node and says what became of it; a refusal is returned, not
+ * acted on. Steps: `sending` as it leaves, `broadcast` once accepted; `lastSentAt` keeps when it
+ * was sent (accepted, or perhaps arrived) for the stuck-transaction checks.
+ *
+ * @example
+ * const result = await sendRecord({ walletClient, record, now: Date.now, lastSentAt })
+ */
+export async function sendRecord(input: {
+  walletClient: WalletClient
+  record: TransactionRecord
+  now: () => number
+  lastSentAt: Map<Hex, number>
+  onStep?: ((step: { step: 'sending' | 'broadcast'; tx: TransactionRecord }) => void) | undefined
+}): Promise<BroadcastResult> {
+  const { record, lastSentAt, onStep } = input
+  const atMs = input.now()
+  onStep?.({ step: 'sending', tx: record })
+  const sent = await broadcastRaw(input.walletClient, record.raw)
+  if (sent.outcome === 'accepted') {
+    failpoint(record.kind === 'approve' ? 'approve-broadcast' : 'broadcast')
+    onStep?.({ step: 'broadcast', tx: record })
+    lastSentAt.set(record.hash, atMs)
+    return { status: 'broadcast', atMs }
+  }
+  if (sent.outcome === 'refused' || (sent.outcome === 'underpriced' && record.replacesId !== null))
+    return { status: 'refused', error: sent.error }
+  // No answer, or the nonce is used: the transaction may be on chain; the checks decide.
+  lastSentAt.set(record.hash, atMs)
+  return { status: 'unknown', error: sent.error, atMs }
 }

@@ -3,7 +3,7 @@ import { type Hex, keccak256, type LocalAccount, type PublicClient, type WalletC
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import { createBroadcastMarks } from './broadcastMarks.js'
-import { broadcastRaw } from './broadcastRaw.js'
+import { sendRecord } from './broadcastRaw.js'
 import { type ChainBlocks, createChainBlocks } from './chainBlocks.js'
 import { createEarlyReceipts } from './earlyReceipts.js'
 import { TransactionManagerError } from './errors.js'
@@ -45,7 +45,9 @@ export type CreateTransactionManagerParameters = {
    */
   blocks?: ChainBlocks | undefined
   /** Observers of each step (signed, broadcast, receipt), synchronous, for metrics and crash tests. */
-  onStep?: ((step: { step: 'signed' | 'broadcast' | 'receipt'; tx: TransactionRecord }) => void) | undefined
+  onStep?:
+    | ((step: { step: 'signed' | 'sending' | 'broadcast' | 'receipt'; tx: TransactionRecord }) => void)
+    | undefined
 }
 
 /** The longest an accepted broadcast waits to be marked in the ledger with another commit, ms. */
@@ -168,29 +170,19 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       emit({ kind: 'error', message: `chain ${chainId}: could not mark broadcasts: ${messageOf(error)}` }),
   })
 
-  /** Hands one record to the node; a refusal is returned, not acted on. */
-  const sendOne = async (record: TransactionRecord): Promise<BroadcastResult> => {
-    const atMs = now()
-    const sent = await broadcastRaw(walletClient, record.raw)
-    if (sent.outcome === 'accepted') {
-      failpoint(record.kind === 'approve' ? 'approve-broadcast' : 'broadcast')
-      parameters.onStep?.({ step: 'broadcast', tx: record })
-      lastSentAt.set(record.hash, atMs)
-      return { status: 'broadcast', atMs }
-    }
-    if (sent.outcome === 'refused' || (sent.outcome === 'underpriced' && record.replacesId !== null))
-      return { status: 'refused', error: sent.error }
-    // No answer, or the nonce is used: the transaction may be on chain; the checks decide.
-    lastSentAt.set(record.hash, atMs)
-    return { status: 'unknown', error: sent.error, atMs }
-  }
+  const sendOne = (record: TransactionRecord) =>
+    sendRecord({ walletClient, record, now, lastSentAt, onStep: parameters.onStep })
 
   /**
    * Sends `records` at once, in nonce order on the wire: a node holds a later nonce until the one
    * before it arrives, so an approval and its execute cost one round trip, not two.
    */
-  const broadcast = (records: readonly TransactionRecord[]): Promise<BroadcastResult[]> =>
+  const broadcast = (
+    records: readonly TransactionRecord[],
+    onHandedOver?: () => void,
+  ): Promise<BroadcastResult[]> =>
     broadcasts.add(async () => {
+      onHandedOver?.()
       if (parameters.dryRun) return records.map(() => ({ status: 'not-sent' as const }))
       const results = await Promise.all(records.map(sendOne))
       const accepted = records.filter((_, index) => results[index]?.status === 'broadcast')
@@ -304,7 +296,8 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         const requests = build()
         const nonce = next
         if (nonce === undefined) throw new Error(`chain ${chainId}: send before recovery seeded the nonce`)
-        if (requests.length === 0) return { records: [], broadcast: Promise.resolve([]) }
+        if (requests.length === 0)
+          return { records: [], broadcast: Promise.resolve([]), handedOver: Promise.resolve() }
         failpoint('nonce-taken')
         const records = await signAndStore({
           requests,
@@ -325,9 +318,16 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
           return {
             records: failed,
             broadcast: Promise.resolve(records.map(() => ({ status: 'not-sent' as const }))),
+            handedOver: Promise.resolve(),
           }
         }
-        return { records, broadcast: broadcast(records) }
+        let handed = () => {}
+        const handedOver = new Promise<void>((resolve) => {
+          handed = resolve
+        })
+        // A bundle that never gets its turn (the queue cleared on stop) still settles.
+        const sent = broadcast(records, handed).finally(handed)
+        return { records, broadcast: sent, handedOver }
       })
     },
     allowanceAfterPending(token, spender, onChain, atBlock) {

@@ -28,5 +28,5 @@ export type SigningCore = ManagerBasics & {
     alsoInLedger?: ((records: readonly TransactionRecord[]) => void) | undefined
   }) => Promise<TransactionRecord[]>
   /** Queues `records` for the node, in order, after everything queued before. */
-  broadcast: (records: readonly TransactionRecord[]) => Promise<BroadcastResult[]>
+  broadcast: (records: readonly TransactionRecord[], onHandedOver?: () => void) => Promise<BroadcastResult[]>
 }

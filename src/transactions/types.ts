@@ -91,6 +91,11 @@ export type SentTransactions = {
   records: TransactionRecord[]
   /** One result per record, in order; resolves when the node answered each (or did not); never rejects. */
   broadcast: Promise<BroadcastResult[]>
+  /**
+   * Resolves the moment the bundle is handed to the node (its sends leave, after any bundle of the
+   * wallet still being sent), before any answer; never rejects.
+   */
+  handedOver: Promise<void>
 }
 
 /** A transaction manager's state, for /health, /metrics and the start's progress lines. */

@@ -39,7 +39,8 @@ describe('pipeline', () => {
     const test = await createTestEngine(service(), {
       ledgerPath: ledgers.path(),
       funding: { asset: '20000' },
-      settings: { pipelineDepth: 6 },
+      // No engine-wide admission limit: six executions per wallet prepared at once.
+      settings: { pipelineDepth: 6, maxQuotesInFlight: undefined },
       hooks: { onStep: (step) => step.step === 'broadcast' && broadcastNonces.push(step.nonce) },
     })
     try {
@@ -144,6 +145,39 @@ describe('pipeline', () => {
       halt = () => {}
       operator.close()
       test.ledger.risk.resume('test over')
+      await test.close()
+    }
+  })
+
+  it('lets at most maxQuotesInFlight executions between asking for a quote and handing the execute over', async () => {
+    const chain = chainWithRouter()
+    let inside = 0
+    let most = 0
+    const test = await createTestEngine(service(), {
+      ledgerPath: ledgers.path(),
+      funding: { asset: '5000' },
+      settings: { pipelineDepth: 4, maxQuotesInFlight: 2 },
+      hooks: {
+        onStage: (event) => {
+          if (event.stage !== 'quoteRequested') return
+          inside += 1
+          most = Math.max(most, inside)
+        },
+        onStep: (step) => {
+          if (step.step === 'sending' && step.kind === 'execute') inside -= 1
+        },
+      },
+    })
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => test.engine.execute(buy(chain.chainId, `admitted-${i}`))),
+      )
+      for (const outcome of outcomes)
+        expect(outcome.execution.state, outcome.execution.reason).toBe('confirmed')
+      // The wallet's pipeline would take four at once; the engine lets two ask for quotes.
+      expect(most).toBe(2)
+      expect(inside).toBe(0)
+    } finally {
       await test.close()
     }
   })
