@@ -2,7 +2,7 @@ import type { LocalAccount } from 'viem'
 import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/getRouterQuote.js'
 import type { ServiceClient } from '../api/createServiceClient.js'
 import { estimateInclusionTime } from '../chain/inclusionTime.js'
-import type { ExecutionRecord } from '../store/executions.js'
+import { type ExecutionRecord, ExecutionStateError } from '../store/executions.js'
 import type { FillRecord } from '../store/fills.js'
 import type { Ledger } from '../store/openLedger.js'
 import { toNotional } from '../store/risk.js'
@@ -287,17 +287,31 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       // Another submit of the same intent may have recorded it while this one resolved the ticker.
       const raced = follow(intent.intentId)
       if (raced) return raced
-      const execution = ledger.executions.createExecution({
-        intentId: checked.intentId,
-        chainId: checked.chainId,
-        ticker: checked.ticker,
-        exchange: checked.exchange,
-        side: checked.side,
-        amountIn: checked.amountIn,
-        amountType: checked.amountType,
-        limitPrice: checked.limitPrice,
-        strategy: checked.strategy,
-      })
+      // Committed with the other intents of this moment (one fsync for a burst), before any work.
+      const execution = await ledger
+        .commitSoon(() =>
+          ledger.executions.createExecution({
+            intentId: checked.intentId,
+            chainId: checked.chainId,
+            ticker: checked.ticker,
+            exchange: checked.exchange,
+            side: checked.side,
+            amountIn: checked.amountIn,
+            amountType: checked.amountType,
+            limitPrice: checked.limitPrice,
+            strategy: checked.strategy,
+          }),
+        )
+        .catch((error: unknown) => {
+          // The same intent submitted twice in one moment: the first recorded it; follow that one.
+          if (error instanceof ExecutionStateError && error.code === 'DUPLICATE_INTENT') return undefined
+          throw error
+        })
+      if (!execution) {
+        const first = follow(intent.intentId)
+        if (first) return first
+        throw new Error(`intent ${intent.intentId}: recorded by another submit, then not found`)
+      }
       const created = ledger.executions.listExecutionEvents(execution.id).at(-1)
       if (created) context.hooks.onTransition?.(created, execution)
       return {

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3'
 import { type AllowancesRepository, createAllowancesRepository } from './allowances.js'
 import { type ChainAssetsRepository, createChainAssetsRepository } from './chainAssets.js'
 import { type CheckpointsRepository, createCheckpointsRepository } from './checkpoints.js'
+import { createCommitGroup } from './commitGroup.js'
 import type { RepositoryContext } from './context.js'
 import { createEquityMarksRepository, type EquityMarksRepository } from './equityMarks.js'
 import { createEventsRepository, type EventsRepository } from './events.js'
@@ -123,6 +124,15 @@ export type Ledger = {
    */
   atomically<T>(work: () => T): T
   /**
+   * Runs `work` (synchronous) in the write transaction shared by every `commitSoon` of this turn of
+   * the event loop, in its own savepoint, and resolves once that transaction has committed: one
+   * fsync for a burst of writes that can wait a moment (see commitGroup.ts).
+   *
+   * @example
+   * const execution = await ledger.commitSoon(() => ledger.executions.createExecution(newExecution))
+   */
+  commitSoon<T>(work: () => T): Promise<T>
+  /**
    * Releases this process's claim (if it was the last connection holding it) and closes the
    * connection (the WAL is checkpointed when the last connection closes). Idempotent.
    */
@@ -228,6 +238,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
         return db.transaction(work).immediate()
       },
     })
+    const group = createCommitGroup(transaction.atomically)
     return {
       path,
       readonly,
@@ -260,6 +271,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       },
       onStorageFault: (listener) => faults.subscribe(listener),
       atomically: transaction.atomically,
+      commitSoon: (work) => group.run(work),
       close() {
         clearInterval(heartbeat)
         ownership?.release()

@@ -39,12 +39,14 @@ export async function includeFromBlocks(core: ManagerCore, blocks: readonly Watc
     }),
   )
   // The node may answer for the block before it serves the receipt: the next check finds it.
-  commitInclusions(
+  // Committed with the other wallets' inclusions of this moment: one fsync for all their fills.
+  await commitInclusions(
     core,
     found.flatMap(({ tx, block }, index) => {
       const receipt = receipts[index]
       return receipt && receipt.blockHash === block.hash ? [{ tx, receipt, block }] : []
     }),
+    'soon',
   )
 }
 
@@ -61,13 +63,20 @@ export function commitInclusion(
   return commitInclusions(core, [{ tx, receipt, block }]) > 0
 }
 
-/** {@link commitInclusion} for several transactions, in one ledger transaction; returns how many were new. */
+/**
+ * {@link commitInclusion} for several transactions, in one ledger transaction; returns how many
+ * were new. `soon`: that transaction is the ledger's shared one of this moment (commitSoon), so the
+ * fills of several wallets' transactions seen in one poll cost one fsync.
+ */
+function commitInclusions(core: ManagerCore, inclusions: readonly Inclusion[]): number
+function commitInclusions(core: ManagerCore, inclusions: readonly Inclusion[], soon: 'soon'): Promise<number>
 function commitInclusions(
   core: ManagerCore,
-  inclusions: readonly { tx: TransactionRecord; receipt: TransactionReceipt; block: InclusionBlock }[],
-): number {
+  inclusions: readonly Inclusion[],
+  soon?: 'soon',
+): number | Promise<number> {
   const { ledger, chainId } = core
-  if (inclusions.length === 0) return 0
+  if (inclusions.length === 0) return soon ? Promise.resolve(0) : 0
   for (const { tx } of inclusions) {
     failpoint('receipt-seen')
     core.onReceipt(tx)
@@ -75,7 +84,7 @@ function commitInclusions(
     if (tx.kind === 'execute') failpoint('before-fill-commit')
   }
   const problems: string[] = []
-  const committed = ledger.atomically(() => {
+  const write = () => {
     core.markBroadcasts()
     return inclusions.flatMap(({ tx, receipt, block }) => {
       try {
@@ -97,12 +106,17 @@ function commitInclusions(
         return []
       }
     })
-  })
-  for (const problem of problems)
-    core.emit({ kind: 'error', message: `chain ${chainId}: could not record the inclusion of ${problem}` })
-  for (const mined of committed) core.handler.settled?.(mined)
-  return committed.length
+  }
+  const after = (committed: TransactionRecord[]) => {
+    for (const problem of problems)
+      core.emit({ kind: 'error', message: `chain ${chainId}: could not record the inclusion of ${problem}` })
+    for (const mined of committed) core.handler.settled?.(mined)
+    return committed.length
+  }
+  return soon ? ledger.commitSoon(write).then(after) : after(ledger.atomically(write))
 }
+
+type Inclusion = { tx: TransactionRecord; receipt: TransactionReceipt; block: InclusionBlock }
 
 /**
  * A reorg removed every block above `forkNumber`: each of our transactions mined there is pending

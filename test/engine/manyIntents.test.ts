@@ -70,3 +70,28 @@ it('executes 50 intents on two chains at once', { timeout: 120_000 }, async () =
     await test.close()
   }
 })
+
+it('runs an intent submitted twice at once (one turn, one group commit) as one execution', async () => {
+  const [chain] = localChains()
+  if (!chain) throw new Error('no local chain')
+  const test = await createTestEngine(service(), { ledgerPath: ledgers.path(), funding: { asset: '2000' } })
+  try {
+    const intent: SwapIntent = {
+      intentId: 'twice-at-once',
+      chainId: chain.chainId,
+      ticker: 'AAPL',
+      exchange: 0,
+      side: 'buy',
+      amountIn: '300',
+    }
+    const [first, second] = await Promise.all([test.engine.submit(intent), test.engine.submit(intent)])
+    expect(first?.created).toBe(true)
+    expect(second).toMatchObject({ created: false, executionId: first?.executionId })
+    const [done, followed] = await Promise.all([first?.done, second?.done])
+    expect(done?.execution.state, done?.execution.reason).toBe('confirmed')
+    expect(followed?.execution).toEqual(done?.execution)
+    expect(test.ledger.database.prepare('SELECT count(*) AS n FROM executions').get()).toEqual({ n: 1 })
+  } finally {
+    await test.close()
+  }
+})

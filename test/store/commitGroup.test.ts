@@ -1,0 +1,71 @@
+import Database from 'better-sqlite3'
+import { describe, expect, it } from 'vitest'
+import { openLedger } from '../../src/store/index.js'
+import { ledgerFolder } from './ledgerFiles.js'
+
+const folder = ledgerFolder()
+
+const intent = (intentId: string) => ({
+  intentId,
+  chainId: 31337,
+  ticker: 'AAPL',
+  exchange: 0 as const,
+  side: 'buy' as const,
+  amountIn: '100',
+  amountType: 'stablecoin' as const,
+})
+
+describe('ledger.commitSoon', () => {
+  it('commits the writes of one turn in one transaction, each answered once it is committed', async () => {
+    const path = folder.path()
+    const ledger = openLedger({ path })
+    // Another connection sees only what is committed.
+    const reader = new Database(path, { readonly: true })
+    const committedIntents = () =>
+      reader
+        .prepare<[], { n: number }>("SELECT count(*) AS n FROM executions WHERE intent_id LIKE 'group-%'")
+        .get()?.n
+    const seenInside: (number | undefined)[] = []
+    try {
+      const runs = [1, 2, 3].map((n) =>
+        ledger.commitSoon(() => {
+          const execution = ledger.executions.createExecution(intent(`group-${n}`))
+          // Inside the shared transaction: the earlier runs' rows are written, not yet committed.
+          seenInside.push(committedIntents())
+          return execution.intentId
+        }),
+      )
+      expect(committedIntents()).toBe(0) // nothing runs before the turn ends
+      expect(await Promise.all(runs)).toEqual(['group-1', 'group-2', 'group-3'])
+      expect(seenInside).toEqual([0, 0, 0])
+      expect(committedIntents()).toBe(3)
+    } finally {
+      reader.close()
+      ledger.close()
+    }
+  })
+
+  it('undoes a write that throws, alone: its caller gets the error, the others commit', async () => {
+    const ledger = openLedger({ path: folder.path() })
+    try {
+      ledger.executions.createExecution(intent('taken'))
+      const [first, duplicate, last] = await Promise.allSettled([
+        ledger.commitSoon(() => ledger.executions.createExecution(intent('alone-1')).id),
+        ledger.commitSoon(() => {
+          ledger.executions.createExecution(intent('alone-2'))
+          // Throws after a write of its own: that write is undone with it.
+          return ledger.executions.createExecution(intent('taken'))
+        }),
+        ledger.commitSoon(() => ledger.executions.createExecution(intent('alone-3')).id),
+      ])
+      expect(first.status).toBe('fulfilled')
+      expect(last.status).toBe('fulfilled')
+      expect(duplicate).toMatchObject({ status: 'rejected', reason: { code: 'DUPLICATE_INTENT' } })
+      expect(ledger.executions.getExecutionByIntent('alone-1')).toBeDefined()
+      expect(ledger.executions.getExecutionByIntent('alone-2')).toBeUndefined()
+      expect(ledger.executions.getExecutionByIntent('alone-3')).toBeDefined()
+    } finally {
+      ledger.close()
+    }
+  })
+})
