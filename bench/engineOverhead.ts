@@ -72,6 +72,10 @@ const overhead: number[] = []
 /** The same for the latency scenario, whose every RPC and service call is slowed on purpose. */
 const latencyOverhead: number[] = []
 const outcomes: ReturnType<typeof ledgerOutcomes>[] = []
+/** Quote → hand-over, ms, per part of the run (the engines' own lists, read when the part ends). */
+const overheadByRun = new Map<string, number[]>()
+const addOverhead = (part: string, bench: BenchEngine) =>
+  overheadByRun.set(part, [...(overheadByRun.get(part) ?? []), ...bench.overheadMs])
 /** Each scenario's engines are read and closed before the next, so none weighs on the memory one. */
 const closeEngines = async (into: number[] = overhead) => {
   for (const bench of engines.splice(0)) {
@@ -160,6 +164,7 @@ try {
           progress(`execution ${execution.id} ended ${execution.state}: ${execution.reason}`)
         else if (i >= warmup) engineMs.push(performance.now() - started)
       }
+      addOverhead('one at a time', bench)
       bareMean.set(chain.chainId, mean(bareMs))
       report.sequentialRatio[chain.chainId] = mean(engineMs) / mean(bareMs)
       report.perChain.push({ chainId: chain.chainId, bareMs, engineMs })
@@ -168,10 +173,12 @@ try {
     progress(
       `throughput: ${concurrent} intents at once on chain ${withRouter.chainId}, ${wallets} engine wallets`,
     )
+    const throughputEngine = await engineFor([withRouter], concurrent, undefined, sandbox.url, wallets)
     const oneChain = await runAll(
-      await engineFor([withRouter], concurrent, undefined, sandbox.url, wallets),
+      throughputEngine,
       Array.from({ length: concurrent }, () => intentFor(withRouter)),
     )
+    addOverhead(`${concurrent} at once, one chain`, throughputEngine)
     const engineTps = oneChain.confirmed / (oneChain.wallMs / 1000)
     const bareTps = 1000 / (bareMean.get(withRouter.chainId) ?? Number.NaN)
     report.throughput = { engineTps, bareTps, confirmed: oneChain.confirmed, intents: concurrent }
@@ -192,10 +199,12 @@ try {
     const bareStarted = performance.now()
     await Promise.all(workers.map(({ chain, taker }) => bareBuy(taker, chain, amountIn)))
     const bareWallMs = performance.now() - bareStarted
+    const concurrencyEngine = await engineFor(both, concurrent, undefined, sandbox.url, wallets)
     const engineRun = await runAll(
-      await engineFor(both, concurrent, undefined, sandbox.url, wallets),
+      concurrencyEngine,
       Array.from({ length: concurrent }, (_, i) => intentFor(both[i % 2] as LocalChain)),
     )
+    addOverhead(`${concurrent} at once, both chains`, concurrencyEngine)
     const engineConcurrentTps = engineRun.confirmed / (engineRun.wallMs / 1000)
     const bareConcurrentTps = concurrent / (bareWallMs / 1000)
     report.concurrency = {
@@ -260,6 +269,7 @@ try {
         progress(`memory: ${i} executions, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`)
     }
     const atEnd = rss()
+    addOverhead('memory run, one at a time', bench)
     report.memory = {
       executions: memoryExecutions,
       rssAfterFirstThousandMiB: afterFirstThousand / 2 ** 20,
@@ -272,6 +282,17 @@ try {
   await closeEngines()
   report.overheadP50Ms = percentile(overhead, 50)
   report.overheadP99Ms = percentile(overhead, 99)
+  report.overheadByRun = Object.fromEntries(
+    [...overheadByRun].map(([part, values]) => [
+      part,
+      {
+        executions: values.length,
+        p50Ms: percentile(values, 50),
+        p99Ms: percentile(values, 99),
+        maxMs: Math.max(...values),
+      },
+    ]),
+  )
   report.expiredSubmissions = outcomes.reduce((sum, o) => sum + o.expiredSubmissions, 0)
   report.reverts = outcomes.reduce((sum, o) => sum + o.reverts, 0)
   report.unfinished = outcomes.reduce((sum, o) => sum + o.unfinished, 0)

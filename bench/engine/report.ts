@@ -11,11 +11,13 @@ export type BenchReport = {
   sequentialRatio: Record<number, number>
   perChain?: { chainId: number; bareMs: number[]; engineMs: number[] }[]
   /**
-   * Router quote received → execute accepted by the node, ms, over every execution of the run on
-   * loopback (the latency scenario's, slowed on purpose, are in `latency`).
+   * Router quote received → execute handed to the node (`sending`), ms, over every execution of the
+   * run on loopback (the latency scenario's, slowed on purpose, are in `latency`).
    */
   overheadP50Ms?: number
   overheadP99Ms?: number
+  /** The same, per part of the run: one at a time, bursts (throughput, concurrency), the memory run. */
+  overheadByRun?: Record<string, { executions: number; p50Ms: number; p99Ms: number; maxMs: number }>
   /** Engine trades/s on one chain (intents at once) over the bare path run in a row. */
   throughputRatio?: number
   throughput?: { engineTps: number; bareTps: number; confirmed: number; intents: number }
@@ -103,7 +105,7 @@ export function printReport(report: BenchReport): void {
     ['figure', 'value', 'target'],
     [
       [
-        'overheadP99Ms (quote received → execute broadcast, loopback)',
+        'overheadP99Ms (quote received → execute handed to the node, loopback, all executions)',
         fixed(report.overheadP99Ms, 1),
         '< 10',
       ],
@@ -123,6 +125,20 @@ export function printReport(report: BenchReport): void {
       ['intents', String(report.intents), ''],
     ],
   )
+  if (report.overheadByRun) {
+    console.log('## Quote received → execute handed to the node, by part of the run, ms')
+    console.log('')
+    table(
+      ['part', 'executions', 'p50', 'p99', 'max'],
+      Object.entries(report.overheadByRun).map(([part, o]) => [
+        part,
+        String(o.executions),
+        fixed(o.p50Ms, 1),
+        fixed(o.p99Ms, 1),
+        fixed(o.maxMs, 1),
+      ]),
+    )
+  }
   if (report.latency) {
     const l = report.latency
     console.log(`## Latency: ${l.intents} intents, +150 ms per RPC call, +200 ms per service call`)
