@@ -17,7 +17,7 @@ import { givenAmountText } from './givenAmount.js'
 import { guardQuote } from './guardQuote.js'
 import type { CheckedIntent } from './intent.js'
 import { type PendingQuote, riskProblemOf } from './pendingQuote.js'
-import { type AllowanceReading, readAllowanceState } from './planApprovals.js'
+import { type AllowanceReading, approvalTarget, readAllowanceState } from './planApprovals.js'
 import { routerQuoteParametersOf } from './quoteRequest.js'
 import type { Instrument } from './resolveInstrument.js'
 import { storedQuoteOf } from './storedQuote.js'
@@ -79,12 +79,7 @@ export async function prepareExecution(
 ): Promise<PrepareOutcome> {
   const { settings } = context
   const { intent, instrument, attempt, signal } = parameters
-  const owner = wallet.account.address
-  const spender = chain.executorAddress
   const token = intent.side === 'buy' ? chain.asset.address : instrument.tokenAddress
-  // The allowance is read at the block watcher's head, so that which of our transactions it
-  // includes is known exactly (those mined after it still count as pending).
-  const atBlock = wallet.transactions.head()
   const requestedAt = context.now()
   context.hooks.onStage?.({
     stage: 'quoteRequested',
@@ -92,13 +87,12 @@ export async function prepareExecution(
     executionId: parameters.execution.id,
   })
   let priceReadAt = requestedAt
-  const [reply, marketPrice, onChain] = await Promise.all([
+  const [reply, marketPrice] = await Promise.all([
     requestQuote(context, chain, intent, instrument, signal),
     context.marketPrice(instrument, { signal }).then((price) => {
       priceReadAt = context.now()
       return price
     }),
-    readAllowance(chain.publicClient, { token, owner, spender, blockNumber: atBlock }, { signal }),
   ])
   const receivedAtMs = context.now()
   context.hooks.onStage?.({
@@ -131,7 +125,7 @@ export async function prepareExecution(
 
   // The simulation asks the node while the guard checks the signature: the node's time and ours
   // overlap. Its answer is used only if the guard accepts the quote (it is a read: nothing is sent).
-  const simulated = simulateWithApproval(context, chain, wallet, { reply, token, onChain, atBlock, signal })
+  const simulated = simulateWithApproval(context, chain, wallet, { reply, token, signal })
   simulated.catch(() => undefined)
   const verdict = await guardQuote({
     intent,
@@ -201,22 +195,19 @@ export async function prepareExecution(
 }
 
 /**
- * The allowance reading and ONE simulation of the execute with the allowance it will find: what
- * our pending transactions leave, or, when an approval is needed, the approval's amount as a state
- * override of the token's allowance slot. No simulation (`result` undefined) when simulating is
- * off, or when an approval is needed and the token's slot is unknown (it goes first then).
+ * The allowance reading and ONE simulation of the execute with the allowance it will find. With
+ * the token's allowance slot known, both leave at once (one batch request): the simulation
+ * overrides the slot with the amount an approval would set, which covers the quote just as the
+ * allowance the execute will find does (the reading or our pending approvals cover it, or the
+ * approval planned in the critical section will). Without the slot, the execute is simulated after
+ * the reading, as is, or not at all when an approval is needed (it goes first then). No simulation
+ * (`result` undefined) when simulating is off.
  */
 async function simulateWithApproval(
   context: EngineContext,
   chain: ChainRuntime,
   wallet: ChainWallet,
-  parameters: {
-    reply: GetRouterQuoteReturnType
-    token: Address
-    onChain: bigint
-    atBlock: bigint | undefined
-    signal: AbortSignal | undefined
-  },
+  parameters: { reply: GetRouterQuoteReturnType; token: Address; signal: AbortSignal | undefined },
 ): Promise<{
   allowance: AllowanceReading
   data: Hex
@@ -225,40 +216,61 @@ async function simulateWithApproval(
   approveFirst: boolean
 }> {
   const { settings } = context
-  const { reply, token, onChain, atBlock, signal } = parameters
+  const { reply, token, signal } = parameters
   const owner = wallet.account.address
   const spender = chain.executorAddress
-  const allowance = await readAllowanceState(
-    chain.publicClient,
-    {
-      token,
-      owner,
-      spender,
-      needed: reply.quote.amountInUsed,
-      policy: settings.approvalPolicy,
-      onChain,
-      atBlock,
-    },
-    { signal },
-  )
+  const needed = reply.quote.amountInUsed
+  const target = approvalTarget(needed, settings.approvalPolicy)
   const struct = toSignedQuoteStruct(reply.quote)
   const data = encodeFunctionData({
     abi: executorAbi,
     functionName: 'execute',
     args: [struct, reply.signature],
   })
-  const afterPending = wallet.transactions.allowanceAfterPending(token, spender, onChain, atBlock)
-  const needsApproval = afterPending < allowance.needed
-  const base = { allowance, data }
-  if (!settings.simulate)
-    return { ...base, result: undefined, simulation: 'not simulated', approveFirst: false }
   // A dry run sends no approval to simulate after: it tries the override whatever the setting
   // (a node that refuses overrides just yields no layout).
   const layout =
-    settings.allowanceOverride || settings.dryRun
+    settings.simulate && (settings.allowanceOverride || settings.dryRun)
       ? await chain.allowanceLayouts.layoutOf(token, owner, spender, { signal })
       : undefined
-  if (!layout && needsApproval)
+  const simulate = (override: bigint | undefined) =>
+    simulateExecute(
+      chain.publicClient,
+      {
+        executor: spender,
+        quote: struct,
+        signature: reply.signature,
+        taker: owner,
+        // Our pending executes spend balances the latest block still shows.
+        blockTag: wallet.transactions.status().pending > 0 ? 'pending' : 'latest',
+        allowance:
+          layout && override !== undefined
+            ? { token, slot: allowanceSlotOf(layout, owner, spender), amount: override }
+            : undefined,
+      },
+      { signal },
+    )
+  // Read at the block watcher's head, so that which of our transactions the reading includes is
+  // known exactly (those mined after it still count as pending).
+  const atBlock = wallet.transactions.head()
+  const reading = readAllowance(
+    chain.publicClient,
+    { token, owner, spender, blockNumber: atBlock },
+    { signal },
+  )
+  const early = layout ? simulate(target) : undefined
+  early?.catch(() => undefined)
+  const onChain = await reading
+  const allowance = await readAllowanceState(
+    chain.publicClient,
+    { token, owner, spender, needed, policy: settings.approvalPolicy, onChain, atBlock },
+    { signal },
+  )
+  const needsApproval = wallet.transactions.allowanceAfterPending(token, spender, onChain, atBlock) < needed
+  const base = { allowance, data }
+  if (!settings.simulate)
+    return { ...base, result: undefined, simulation: 'not simulated', approveFirst: false }
+  if (!early && needsApproval)
     return {
       ...base,
       result: undefined,
@@ -267,24 +279,9 @@ async function simulateWithApproval(
         : 'to be simulated after its approval (no allowance override)',
       approveFirst: true,
     }
-  const willHave = needsApproval ? allowance.target : afterPending
-  const result = await simulateExecute(
-    chain.publicClient,
-    {
-      executor: spender,
-      quote: struct,
-      signature: reply.signature,
-      taker: owner,
-      // Our pending executes spend balances the latest block still shows.
-      blockTag: wallet.transactions.status().pending > 0 ? 'pending' : 'latest',
-      allowance: layout
-        ? { token, slot: allowanceSlotOf(layout, owner, spender), amount: willHave }
-        : undefined,
-    },
-    { signal },
-  )
+  const result = await (early ?? simulate(undefined))
   const simulation = result.ok
-    ? `simulated${needsApproval ? ` with the allowance of its approval (${givenAmountText(chain.asset, reply.quote, willHave)})` : ''}, gas ${result.gas}`
+    ? `simulated${needsApproval ? ` with the allowance of its approval (${givenAmountText(chain.asset, reply.quote, target)})` : ''}, gas ${result.gas}`
     : `simulation failed: ${result.message}`
   return { ...base, result, simulation, approveFirst: false }
 }
