@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 // Loopback HTTP servers in front of (or instead of) a JSON-RPC node, for what a real node cannot be
@@ -67,19 +67,30 @@ function serve(server: Server, methods: string[]): Promise<RpcServer> {
   }))
 }
 
+/** Sends `body` to the real node at `target` and answers with what it answered. */
+async function forward(target: string, body: string, response: ServerResponse): Promise<void> {
+  const upstream = await fetch(target, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  })
+  response.writeHead(upstream.status, { 'content-type': 'application/json' })
+  response.end(await upstream.text())
+}
+
+/** Answers 200 with `value` as JSON, as a node does (JSON-RPC errors included). */
+function answer(response: ServerResponse, value: unknown): void {
+  response.writeHead(200, { 'content-type': 'application/json' })
+  response.end(JSON.stringify(value))
+}
+
 /** Forwards every request to the real node at `target` and counts connections and methods. */
 export function countingProxy(target: string): Promise<RpcServer> {
   const methods: string[] = []
   const server = createServer(async (request, response) => {
     const body = await bodyOf(request)
     recordMethods(body, methods)
-    const upstream = await fetch(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-    })
-    response.writeHead(upstream.status, { 'content-type': 'application/json' })
-    response.end(await upstream.text())
+    await forward(target, body, response)
   })
   return serve(server, methods)
 }
@@ -107,23 +118,14 @@ export function refusingProxy(target: string, refused: readonly string[]): Promi
     recordMethods(body, methods)
     const parsed = JSON.parse(body) as { id?: unknown; method?: string } | unknown[]
     if (!Array.isArray(parsed) && parsed.method !== undefined && refused.includes(parsed.method)) {
-      response.writeHead(200, { 'content-type': 'application/json' })
-      response.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: parsed.id ?? null,
-          error: { code: -32601, message: `the method ${parsed.method} does not exist/is not available` },
-        }),
-      )
+      answer(response, {
+        jsonrpc: '2.0',
+        id: parsed.id ?? null,
+        error: { code: -32601, message: `the method ${parsed.method} does not exist/is not available` },
+      })
       return
     }
-    const upstream = await fetch(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-    })
-    response.writeHead(upstream.status, { 'content-type': 'application/json' })
-    response.end(await upstream.text())
+    await forward(target, body, response)
   })
   return serve(server, methods)
 }
@@ -138,23 +140,14 @@ export function batchRefusingProxy(target: string): Promise<RpcServer> {
     const body = await bodyOf(request)
     recordMethods(body, methods)
     if (body.trimStart().startsWith('[')) {
-      response.writeHead(200, { 'content-type': 'application/json' })
-      response.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32600, message: 'batch requests are not supported' },
-        }),
-      )
+      answer(response, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'batch requests are not supported' },
+      })
       return
     }
-    const upstream = await fetch(target, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-    })
-    response.writeHead(upstream.status, { 'content-type': 'application/json' })
-    response.end(await upstream.text())
+    await forward(target, body, response)
   })
   return serve(server, methods)
 }

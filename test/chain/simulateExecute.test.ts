@@ -31,6 +31,19 @@ describe.each([
   const chain = chainOf()
   const client = () => publicClientOf(chain)
   const executor = chain.executorAddress
+  /** A funded taker, a signed buy quote for it, and the override giving it the quote's allowance. */
+  const buyWithAllowanceSlot = async () => {
+    const wallet = await fundedWallet(chain, { asset: '500' })
+    const taker = wallet.account.address
+    const quote = buyQuote(chain)
+    const signature = await signForChain(chain, quote)
+    const allowance = {
+      token: quote.assetToken,
+      slot: await allowanceSlot(chain, quote.assetToken, taker),
+      amount: quote.amountIn,
+    }
+    return { taker, quote, signature, allowance }
+  }
 
   it('ok with the gas of a good quote after the approval; the real execute then fits in it', async () => {
     const wallet = await fundedWallet(chain, { asset: '500' })
@@ -227,15 +240,7 @@ describe.each([
       rpcUrl: proxy.url,
       readRetryCount: 0,
     })
-    const wallet = await fundedWallet(chain, { asset: '500' })
-    const taker = wallet.account.address
-    const quote = buyQuote(chain)
-    const signature = await signForChain(chain, quote)
-    const allowance = {
-      token: quote.assetToken,
-      slot: await allowanceSlot(chain, quote.assetToken, taker),
-      amount: quote.amountIn,
-    }
+    const { taker, quote, signature, allowance } = await buyWithAllowanceSlot()
     const runs = [
       { parameters: { executor, quote, signature, taker }, ok: false },
       { parameters: { executor, quote, signature, taker, allowance }, ok: true },
@@ -256,15 +261,7 @@ describe.each([
     const proxy = await refusingProxy(chain.rpcUrl, ['eth_simulateV1'])
     servers.push(proxy)
     const withoutV1 = createChainClients({ chainId: chain.chainId, rpcUrl: proxy.url, readRetryCount: 0 })
-    const wallet = await fundedWallet(chain, { asset: '500' })
-    const taker = wallet.account.address
-    const quote = buyQuote(chain)
-    const signature = await signForChain(chain, quote)
-    const allowance = {
-      token: quote.assetToken,
-      slot: await allowanceSlot(chain, quote.assetToken, taker),
-      amount: quote.amountIn,
-    }
+    const { taker, quote, signature, allowance } = await buyWithAllowanceSlot()
     const refused = await simulateExecute(withoutV1.publicClient, { executor, quote, signature, taker })
     expect(proxy.methods).toEqual(['eth_simulateV1', 'eth_estimateGas'])
     expect(refused).toEqual(await simulateExecute(client(), { executor, quote, signature, taker }))
