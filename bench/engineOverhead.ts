@@ -73,9 +73,14 @@ const overhead: number[] = []
 const latencyOverhead: number[] = []
 const outcomes: ReturnType<typeof ledgerOutcomes>[] = []
 /** Quote → hand-over, ms, per part of the run (the engines' own lists, read when the part ends). */
-const overheadByRun = new Map<string, number[]>()
-const addOverhead = (part: string, bench: BenchEngine) =>
-  overheadByRun.set(part, [...(overheadByRun.get(part) ?? []), ...bench.overheadMs])
+const overheadByRun = new Map<string, { total: number[]; toPrepared: number[]; toHandOver: number[] }>()
+const addOverhead = (part: string, bench: BenchEngine) => {
+  const run = overheadByRun.get(part) ?? { total: [], toPrepared: [], toHandOver: [] }
+  run.total.push(...bench.overheadMs)
+  run.toPrepared.push(...bench.toPreparedMs)
+  run.toHandOver.push(...bench.toHandOverMs)
+  overheadByRun.set(part, run)
+}
 /** Each scenario's engines are read and closed before the next, so none weighs on the memory one. */
 const closeEngines = async (into: number[] = overhead) => {
   for (const bench of engines.splice(0)) {
@@ -283,13 +288,17 @@ try {
   report.overheadP50Ms = percentile(overhead, 50)
   report.overheadP99Ms = percentile(overhead, 99)
   report.overheadByRun = Object.fromEntries(
-    [...overheadByRun].map(([part, values]) => [
+    [...overheadByRun].map(([part, { total, toPrepared, toHandOver }]) => [
       part,
       {
-        executions: values.length,
-        p50Ms: percentile(values, 50),
-        p99Ms: percentile(values, 99),
-        maxMs: Math.max(...values),
+        executions: total.length,
+        p50Ms: percentile(total, 50),
+        p99Ms: percentile(total, 99),
+        maxMs: Math.max(...total),
+        toPreparedP50Ms: percentile(toPrepared, 50),
+        toPreparedP99Ms: percentile(toPrepared, 99),
+        toHandOverP50Ms: percentile(toHandOver, 50),
+        toHandOverP99Ms: percentile(toHandOver, 99),
       },
     ]),
   )

@@ -14,6 +14,9 @@ export type BenchEngine = {
   ledger: Ledger
   /** Per execution, ms from its router quote's arrival (`quoteReceived`) to its execute's hand-over to the node (`sending`). */
   overheadMs: number[]
+  /** The same, split: quote → `prepared` (guard beside the allowance read and simulation, the node answering), then `prepared` → hand-over (the critical section). */
+  toPreparedMs: number[]
+  toHandOverMs: number[]
   close(): Promise<void>
 }
 
@@ -38,7 +41,10 @@ export async function openBenchEngine(parameters: {
   const { account, chains } = parameters
   const ledger = openLedger({ path: join(parameters.ledgerDir, `${account.address}.sqlite`) })
   const quotedAt = new Map<number, number>()
+  const preparedAt = new Map<number, number>()
   const overheadMs: number[] = []
+  const toPreparedMs: number[] = []
+  const toHandOverMs: number[] = []
   const engine = await createEngine({
     ledger,
     service: createServiceClient({
@@ -62,13 +68,21 @@ export async function openBenchEngine(parameters: {
     hooks: {
       onStage(event) {
         if (event.stage === 'quoteReceived') quotedAt.set(event.executionId, performance.now())
+        if (event.stage === 'prepared') preparedAt.set(event.executionId, performance.now())
       },
       onStep(step) {
         // To the moment the execute is handed to the node: the node's own time is not stockroute's.
         if (step.step !== 'sending' || step.kind !== 'execute' || step.executionId === null) return
+        const now = performance.now()
         const at = quotedAt.get(step.executionId)
-        if (at !== undefined) overheadMs.push(performance.now() - at)
+        const prepared = preparedAt.get(step.executionId)
+        if (at !== undefined) overheadMs.push(now - at)
+        if (at !== undefined && prepared !== undefined) {
+          toPreparedMs.push(prepared - at)
+          toHandOverMs.push(now - prepared)
+        }
         quotedAt.delete(step.executionId)
+        preparedAt.delete(step.executionId)
       },
     },
   })
@@ -77,6 +91,8 @@ export async function openBenchEngine(parameters: {
     engine,
     ledger,
     overheadMs,
+    toPreparedMs,
+    toHandOverMs,
     async close() {
       await engine.close()
       ledger.close()

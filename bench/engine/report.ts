@@ -17,7 +17,21 @@ export type BenchReport = {
   overheadP50Ms?: number
   overheadP99Ms?: number
   /** The same, per part of the run: one at a time, bursts (throughput, concurrency), the memory run. */
-  overheadByRun?: Record<string, { executions: number; p50Ms: number; p99Ms: number; maxMs: number }>
+  overheadByRun?: Record<
+    string,
+    {
+      executions: number
+      p50Ms: number
+      p99Ms: number
+      maxMs: number
+      /** Quote → prepared: the guard beside the allowance read and the simulation (the node answering). */
+      toPreparedP50Ms: number
+      toPreparedP99Ms: number
+      /** Prepared → handed to the node: the wallet's critical section (kill switch, nonce, signatures, one commit). */
+      toHandOverP50Ms: number
+      toHandOverP99Ms: number
+    }
+  >
   /** Engine trades/s on one chain (intents at once) over the bare path run in a row. */
   throughputRatio?: number
   throughput?: { engineTps: number; bareTps: number; confirmed: number; intents: number }
@@ -129,13 +143,23 @@ export function printReport(report: BenchReport): void {
     console.log('## Quote received → execute handed to the node, by part of the run, ms')
     console.log('')
     table(
-      ['part', 'executions', 'p50', 'p99', 'max'],
+      [
+        'part',
+        'executions',
+        'p50',
+        'p99',
+        'max',
+        'quote → simulated p50 / p99',
+        'simulated → handed over p50 / p99',
+      ],
       Object.entries(report.overheadByRun).map(([part, o]) => [
         part,
         String(o.executions),
         fixed(o.p50Ms, 1),
         fixed(o.p99Ms, 1),
         fixed(o.maxMs, 1),
+        `${fixed(o.toPreparedP50Ms, 1)} / ${fixed(o.toPreparedP99Ms, 1)}`,
+        `${fixed(o.toHandOverP50Ms, 1)} / ${fixed(o.toHandOverP99Ms, 1)}`,
       ]),
     )
   }
