@@ -14,7 +14,7 @@
 //   memory      executions in a row: resident memory of this process (engine, ledger, viem; not the
 //               sandbox service, which lives in the child) after the first thousand and at the end
 // Run: npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 40]
-//      [--warmup 2] [--concurrent 40] [--wallets 4]
+//      [--warmup 2] [--concurrent 40] [--wallets 4] [--max-quotes-in-flight 4]
 //      [--keep-ledgers] [--latency-intents 500] [--memory-executions 10000]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -43,6 +43,10 @@ const trades = number('trades', 40, 1_000)
 const warmup = number('warmup', 2, 50)
 const concurrent = number('concurrent', 40, 1_000)
 const wallets = number('wallets', 4, 32)
+/** The engine's execution.maxQuotesInFlight; unset: the engine's default. */
+const maxQuotesInFlight = args.includes('--max-quotes-in-flight')
+  ? number('max-quotes-in-flight', 4, 1_000)
+  : undefined
 const latencyIntents = number('latency-intents', 500, 5_000)
 const memoryExecutions = number('memory-executions', 10_000, 100_000)
 const scenarioAt = args.indexOf('--scenarios')
@@ -136,6 +140,7 @@ try {
       extraAccounts: extra.map((w) => privateKeyToFastAccount(w.privateKey)),
       chains: sandbox.chains,
       rpcUrlOf,
+      settings: maxQuotesInFlight === undefined ? {} : { maxQuotesInFlight },
     })
     engines.push(bench)
     return bench

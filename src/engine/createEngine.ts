@@ -147,7 +147,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     logger: parameters.logger,
     settlements: createSettlementWaiters(),
     executionControls: new Map(),
-    admission: createQuoteAdmission(settings.maxQuotesInFlight),
+    admission: createQuoteAdmission({ ceiling: settings.maxQuotesInFlight }),
   }
   const chains: Map<number, ChainRuntime> = await createChainRuntimes(
     {

@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks'
+
 /** A place among the executions let in; leaving twice is leaving once. */
 export type AdmissionTicket = { leave(): void }
 
@@ -11,21 +13,53 @@ export type AdmissionTicket = { leave(): void }
 export type QuoteAdmission = {
   /** Waits for a place (in order of arrival); rejects with the signal's reason if it aborts first. */
   enter(signal?: AbortSignal): Promise<AdmissionTicket>
-  /** Executions let in now, and waiting. */
-  status(): { inside: number; waiting: number; limit: number | undefined }
+  /** Executions let in now and waiting, the places now, and the bounds they move between. */
+  status(): { inside: number; waiting: number; limit: number; floor: number; ceiling: number | undefined }
 }
 
+export type QuoteAdmissionOptions = {
+  /** The most places; undefined: no bound (everyone is let in at once). */
+  ceiling: number | undefined
+  /** The fewest places, where a busy process stays. Default 4 (or the ceiling, if lower). */
+  floor?: number | undefined
+  /**
+   * The share of time the JS thread was busy since the last call (0 to 1). Default: the event loop's
+   * utilization (`performance.eventLoopUtilization`).
+   */
+  busyShare?: (() => number) | undefined
+  /** How often the places are adjusted, at most, ms. Default 100. */
+  adjustEveryMs?: number | undefined
+  now?: (() => number) | undefined
+}
+
+/** Above this share of busy time, a place is taken away. */
+const busyAbove = 0.85
+/** Below it, with executions waiting, a place is added. */
+const idleBelow = 0.6
+
 /**
- * A {@link QuoteAdmission} of `limit` places; `undefined` lets everyone in at once.
+ * A {@link QuoteAdmission} whose places follow how busy the process is, between `floor` and
+ * `ceiling`: it starts at the floor; every `adjustEveryMs`, a thread busy more than 85% of the time
+ * gives a place back (quotes would wait for the CPU), one idle more than 40% of it with executions
+ * waiting gets one more (their quotes spend their time in the air: a slow service or RPC). A burst
+ * on a fast link thus runs a few at a time, and a slow link still fills its wallets.
  *
  * @example
- * const admission = createQuoteAdmission(4)
+ * const admission = createQuoteAdmission({ ceiling: 16 })
  * const ticket = await admission.enter(signal)
  * try { await quoteAndSend() } finally { ticket.leave() }
  */
-export function createQuoteAdmission(limit: number | undefined): QuoteAdmission {
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
-    throw new RangeError(`maxQuotesInFlight ${limit} must be a whole number >= 1, or unset for no limit`)
+export function createQuoteAdmission(options: QuoteAdmissionOptions): QuoteAdmission {
+  const { ceiling } = options
+  if (ceiling !== undefined && (!Number.isInteger(ceiling) || ceiling < 1))
+    throw new RangeError(`maxQuotesInFlight ${ceiling} must be a whole number >= 1, or unset for no limit`)
+  const floor = Math.min(options.floor ?? 4, ceiling ?? Number.POSITIVE_INFINITY)
+  const busyShare = options.busyShare ?? eventLoopBusyShare()
+  const adjustEveryMs = options.adjustEveryMs ?? 100
+  const now = options.now ?? (() => performance.now())
+  let limit = floor
+  let adjustedAt = now()
+  let timer: ReturnType<typeof setTimeout> | undefined
   let inside = 0
   const waiting: { admit: () => void }[] = []
 
@@ -37,15 +71,31 @@ export function createQuoteAdmission(limit: number | undefined): QuoteAdmission 
         if (left) return
         left = true
         inside -= 1
-        waiting.shift()?.admit()
+        adjust()
+        admitWaiting()
       },
     }
+  }
+  const admitWaiting = () => {
+    while (waiting.length > 0 && inside < limit) waiting.shift()?.admit()
+  }
+  const adjust = () => {
+    if (ceiling === undefined || floor === ceiling) return
+    const at = now()
+    if (at - adjustedAt < adjustEveryMs) return
+    adjustedAt = at
+    const share = busyShare()
+    if (share > busyAbove) limit = Math.max(floor, limit - 1)
+    else if (share < idleBelow && waiting.length > 0) limit = Math.min(ceiling, limit + 1)
   }
 
   return {
     enter(signal) {
       if (signal?.aborted) return Promise.reject(signal.reason)
-      if (limit === undefined || (inside < limit && waiting.length === 0)) return Promise.resolve(ticket())
+      if (ceiling === undefined) return Promise.resolve(ticket())
+      adjust()
+      admitWaiting()
+      if (inside < limit && waiting.length === 0) return Promise.resolve(ticket())
       return new Promise((resolve, reject) => {
         const entry = {
           admit: () => {
@@ -60,8 +110,33 @@ export function createQuoteAdmission(limit: number | undefined): QuoteAdmission 
         }
         signal?.addEventListener('abort', onAbort, { once: true })
         waiting.push(entry)
+        // Waiting is a sign of load or of a slow link: look again soon even if nobody leaves.
+        scheduleAdjust()
       })
     },
-    status: () => ({ inside, waiting: waiting.length, limit }),
+    status: () => ({ inside, waiting: waiting.length, limit, floor, ceiling }),
+  }
+
+  /** While executions wait, the places are looked at every `adjustEveryMs` (nobody may leave for long on a slow link). */
+  function scheduleAdjust(): void {
+    if (timer !== undefined || ceiling === undefined || floor === ceiling) return
+    timer = setTimeout(() => {
+      timer = undefined
+      adjust()
+      admitWaiting()
+      if (waiting.length > 0) scheduleAdjust()
+    }, adjustEveryMs)
+    timer.unref?.()
+  }
+}
+
+/** The share of time the event loop was busy since the last call. */
+function eventLoopBusyShare(): () => number {
+  let last = performance.eventLoopUtilization()
+  return () => {
+    const current = performance.eventLoopUtilization()
+    const share = performance.eventLoopUtilization(current, last).utilization
+    last = current
+    return share
   }
 }

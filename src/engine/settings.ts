@@ -46,12 +46,12 @@ export type EngineSettings = {
    */
   pipelineDepth: number
   /**
-   * Executions of the whole engine (every chain and wallet: they share one JS thread) between asking
-   * for their quote and handing their execute to the node, at once. A burst then asks for a few
-   * quotes at a time, and each is acted on within milliseconds of its arrival instead of waiting
-   * behind the others'; the rest wait before asking. Default 4 (bench:engine: the burst's p99 from
-   * quote to hand-over halves, its throughput stays within noise); undefined: only `pipelineDepth`
-   * per wallet. Raise it for a slow service or RPC, where quotes spend their time in the air.
+   * The most executions of the whole engine (every chain and wallet: they share one JS thread)
+   * between asking for their quote and handing their execute to the node, at once. The engine
+   * lets in 4 while the JS thread is busy (a burst: quotes are acted on soon after they arrive
+   * instead of waiting behind each other) and more, up to this, while it is idle with executions
+   * waiting (a slow service or RPC: quotes spend their time in the air; quoteAdmission.ts).
+   * Default 16; undefined: no bound but `pipelineDepth` per wallet.
    */
   maxQuotesInFlight: number | undefined
   /** A market price older than this is fetched again for the deviation guard, ms (the daemon's cache, else the engine's). */
@@ -94,7 +94,7 @@ export const defaultEngineSettings: EngineSettings = {
   extraSpenders: [],
   risk: {},
   pipelineDepth: 2,
-  maxQuotesInFlight: 4,
+  maxQuotesInFlight: 16,
   allowanceOverride: true,
   marketPriceMaxAgeMs: 5_000,
   dryRun: false,
