@@ -42,7 +42,7 @@ export type BenchReport = {
     intents: number
     wallMs: number
     confirmed: number
-    /** Quote → broadcast, ms: at least two RPC calls of +150 ms each (simulation, send). */
+    /** Quote → execute handed to the node, ms: the simulation (+150 ms) and the critical section. */
     overheadP50Ms: number
     overheadP99Ms: number
     byState: Record<string, number>
@@ -171,7 +171,7 @@ export function printReport(report: BenchReport): void {
       [
         'wall s',
         'confirmed',
-        'quote → broadcast p50 / p99, ms',
+        'quote → handed to the node p50 / p99, ms',
         'by state',
         'expired after sending',
         'reverts',

@@ -26,8 +26,9 @@ export type SubmitOutcome =
  * Stages two and three of an execution. Two, the wallet's critical section (the transaction
  * manager's): the kill switch and the quote's remaining validity checked again, the approvals
  * planned from the reading and the wallet's pending transactions (no other send changes those
- * meanwhile), the approvals and the execute signed at consecutive nonces and stored with the move
- * to `submitted` in ONE ledger commit. Three: they are sent back to back; receipts come from the
+ * meanwhile), the approvals and the execute signed at consecutive nonces and stored with the
+ * quote's moves (pendingQuote.ts, the risk limits checked in the same transaction) and the move to
+ * `submitted` in ONE ledger commit. Three: they are sent back to back; receipts come from the
  * block watcher. A quote that aged out meanwhile is never signed: a re-quote is asked for.
  *
  * @example
