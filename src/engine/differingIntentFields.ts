@@ -1,20 +1,15 @@
-import type { ExchangeCode } from '../domain/markets.js'
 import { formatPrice, type Price } from '../domain/units.js'
 import type { ExecutionRecord } from '../store/executions.js'
+import type { SwapIntent } from './intent.js'
 
 /** One field in which a trade differs from the one recorded under the same intent id. */
 export type DifferingField = { field: string; problem: string }
 
 /** The trade an intent id (or an idempotency key) names: what must match for a replay. */
-export type IntentTrade = {
-  chainId: number
-  ticker: string
-  exchange: ExchangeCode
-  side: 'buy' | 'sell'
-  amountIn: string
-  amountType?: 'stablecoin' | 'stocktoken' | undefined
-  limitPrice?: Price | undefined
-}
+export type IntentTrade = Pick<
+  SwapIntent,
+  'chainId' | 'ticker' | 'exchange' | 'side' | 'amountIn' | 'amountType' | 'limitPrice'
+>
 
 /**
  * The fields in which a trade differs from the execution recorded under its intent id, compared

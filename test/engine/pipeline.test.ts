@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { executorAbi } from '../../src/chain/abis.js'
 import type { SwapIntent } from '../../src/engine/index.js'
 import { openLedger, type TransactionRecord } from '../../src/store/index.js'
-import { createTestEngine, engineLedgers } from '../helpers/engine.js'
+import { admissionProbe, createTestEngine, engineLedgers } from '../helpers/engine.js'
 import { chainWithRouter, clientsFor } from '../helpers/localChains.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 
@@ -151,24 +151,12 @@ describe('pipeline', () => {
 
   it('lets at most maxQuotesInFlight executions between asking for a quote and handing the execute over', async () => {
     const chain = chainWithRouter()
-    const inside = new Set<number>()
-    let most = 0
+    const probe = admissionProbe()
     const test = await createTestEngine(service(), {
       ledgerPath: ledgers.path(),
       funding: { asset: '5000' },
       settings: { pipelineDepth: 4, maxQuotesInFlight: 2 },
-      hooks: {
-        onStage: (event) => {
-          if (event.stage !== 'quoteRequested') return
-          inside.add(event.executionId)
-          most = Math.max(most, inside.size)
-        },
-        onStep: (step) => {
-          // Per execution: a re-broadcast of an execute (a slow block under load) sends it again.
-          if (step.step === 'sending' && step.kind === 'execute' && step.executionId !== null)
-            inside.delete(step.executionId)
-        },
-      },
+      hooks: probe.hooks,
     })
     try {
       const outcomes = await Promise.all(
@@ -177,8 +165,8 @@ describe('pipeline', () => {
       for (const outcome of outcomes)
         expect(outcome.execution.state, outcome.execution.reason).toBe('confirmed')
       // The wallet's pipeline would take four at once; the engine lets two ask for quotes.
-      expect(most).toBe(2)
-      expect(inside.size).toBe(0)
+      expect(probe.most()).toBe(2)
+      expect(probe.inside()).toBe(0)
     } finally {
       await test.close()
     }

@@ -58,6 +58,32 @@ export type TestEngineOptions = {
   now?: () => number
   /** Wallets besides the main one on every chain, funded like it (default none). */
   extraWallets?: number
+  /** Where the engine reaches a chain, e.g. a loopback proxy in front of it (default its RPC). */
+  rpcUrlOf?: ((chain: LocalChain) => string) | undefined
+}
+
+/**
+ * Hooks that count the executions between asking for a quote and handing their execute to the
+ * node (per execution: a re-broadcast under load sends an execute twice), and the most at once.
+ */
+export function admissionProbe(): { hooks: EngineHooks; most(): number; inside(): number } {
+  const inside = new Set<number>()
+  let most = 0
+  return {
+    hooks: {
+      onStage: (event) => {
+        if (event.stage !== 'quoteRequested') return
+        inside.add(event.executionId)
+        most = Math.max(most, inside.size)
+      },
+      onStep: (step) => {
+        if (step.step === 'sending' && step.kind === 'execute' && step.executionId !== null)
+          inside.delete(step.executionId)
+      },
+    },
+    most: () => most,
+    inside: () => inside.size,
+  }
 }
 
 /**
@@ -84,9 +110,11 @@ export async function createTestEngine(service: SandboxService, options: TestEng
     ledger,
     service: client,
     account,
-    chains: engineChainsOf().map((chain) =>
-      extraAccounts.length > 0 ? { ...chain, accounts: [account, ...extraAccounts] } : chain,
-    ),
+    chains: engineChainsOf().map((config, index) => ({
+      ...config,
+      ...(extraAccounts.length > 0 ? { accounts: [account, ...extraAccounts] } : {}),
+      ...(options.rpcUrlOf ? { rpcUrl: options.rpcUrlOf(localChains()[index] as LocalChain) } : {}),
+    })),
     settings: { ...testEngineSettings, ...options.settings },
     hooks: options.hooks,
     now: options.now,
