@@ -1,9 +1,8 @@
-import PQueue from 'p-queue'
 import { type Hex, keccak256, type LocalAccount, type PublicClient, type WalletClient } from 'viem'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import { createBroadcastMarks } from './broadcastMarks.js'
-import { sendRecord } from './broadcastRaw.js'
+import { createBroadcastQueue } from './broadcastQueue.js'
 import { type ChainBlocks, createChainBlocks } from './chainBlocks.js'
 import { createEarlyReceipts } from './earlyReceipts.js'
 import { TransactionManagerError } from './errors.js'
@@ -16,7 +15,6 @@ import { recoverWallet } from './recoverWallet.js'
 import { afterRefusal, fillGap, rebroadcast, replace } from './repairs.js'
 import type { SigningCore } from './signingCore.js'
 import type {
-  BroadcastResult,
   TransactionManager,
   TransactionManagerEvent,
   TransactionManagerSettings,
@@ -78,7 +76,6 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
   const now = parameters.now ?? Date.now
   const address = account.address
   const feeSource = createFeeSource(publicClient, settings.maxFeePerGas, now)
-  const broadcasts = new PQueue({ concurrency: 1 })
   const counters = { gapsFilled: 0, replacements: 0, rebroadcasts: 0, reorgs: 0 }
   let state: TransactionManagerStatus['state'] = 'recovering'
   let recovery = 'not started'
@@ -158,8 +155,6 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     return records
   }
 
-  const lastSentAt = new Map<Hex, number>()
-
   const earlyReceipts = createEarlyReceipts((hash) => receiptOf(core, hash))
 
   const marks = createBroadcastMarks({
@@ -170,33 +165,22 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       emit({ kind: 'error', message: `chain ${chainId}: could not mark broadcasts: ${messageOf(error)}` }),
   })
 
-  const sendOne = (record: TransactionRecord) =>
-    sendRecord({ walletClient, record, now, lastSentAt, onStep: parameters.onStep })
-
-  /**
-   * Sends `records` at once, in nonce order on the wire: a node holds a later nonce until the one
-   * before it arrives, so an approval and its execute cost one round trip, not two.
-   */
-  const broadcast = (
-    records: readonly TransactionRecord[],
-    onHandedOver?: () => void,
-  ): Promise<BroadcastResult[]> =>
-    broadcasts.add(async () => {
-      onHandedOver?.()
-      if (parameters.dryRun) return records.map(() => ({ status: 'not-sent' as const }))
-      const results = await Promise.all(records.map(sendOne))
-      const accepted = records.filter((_, index) => results[index]?.status === 'broadcast')
-      if (accepted.length > 0) {
-        // A chain that mines at once (automine, fast L2s) has the blocks in a moment: look for them
-        // now, once the whole bundle is sent (one poll then finds them all), and often for a while.
-        blocks.hurry(hurryAfterSendMs)
-        marks.add(accepted.map((record) => record.hash))
-        earlyReceipts.ask(accepted.map((record) => record.hash))
-      }
-      const first = results.findIndex((result) => result.status === 'refused')
-      if (first >= 0) await afterRefusal(signing, records, results, first)
-      return results
-    })
+  const broadcasts = createBroadcastQueue({
+    walletClient,
+    now,
+    dryRun: parameters.dryRun ?? false,
+    onStep: parameters.onStep,
+    onAccepted: (accepted) => {
+      const hashes = accepted.map((record) => record.hash)
+      // A chain that mines at once (automine, fast L2s) has the blocks in a moment: look for them
+      // now, once the whole bundle is sent (one poll then finds them all), and often for a while.
+      blocks.hurry(hurryAfterSendMs)
+      marks.add(hashes)
+      earlyReceipts.ask(hashes)
+    },
+    onRefused: (records, results, first) => afterRefusal(signing, records, results, first),
+  })
+  const { lastSentAt, sending } = broadcasts
 
   const signing: SigningCore = {
     chainId,
@@ -215,8 +199,9 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       next = value
     },
     signAndStore,
-    broadcast,
+    broadcast: broadcasts.send,
     lastSentAt,
+    sending,
   }
 
   const core: ManagerCore = {
@@ -234,6 +219,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       next = value
     },
     lastSentAt,
+    sending,
     replace: (current, kind, reason) => replace(signing, current, kind, reason),
     fillGap: (nonce) => fillGap(signing, nonce),
     rebroadcast: (record, reason) => rebroadcast(signing, record, reason),
@@ -288,7 +274,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       await manager.ready()
       // Backpressure: sign nothing while bundles wait to be sent (a slow node), so validity is checked
       // near when the execute leaves. Outside the lock: a refused bundle's repair takes it.
-      if (broadcasts.size > 0) await broadcasts.onSizeLessThan(1)
+      if (broadcasts.waiting() > 0) await broadcasts.noneWaiting()
       const fees = await feeSource.current()
       return withLock(async () => {
         options.check?.()
@@ -326,7 +312,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
           handed = resolve
         })
         // A bundle that never gets its turn (the queue cleared on stop) still settles.
-        const sent = broadcast(records, handed).finally(handed)
+        const sent = broadcasts.send(records, handed).finally(handed)
         return { records, broadcast: sent, handedOver }
       })
     },
@@ -387,7 +373,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       unsubscribe?.()
       if (ownBlocks) await blocks.stop()
       await Promise.allSettled([checking, recovering, critical])
-      await broadcasts.onIdle()
+      await broadcasts.idle()
       marks.flush()
     },
   }

@@ -245,20 +245,21 @@ export async function resolveUsedNonce(
 async function keepAlive(core: ManagerCore, candidates: readonly TransactionRecord[]): Promise<void> {
   const current = candidates.at(-1)
   if (!current || (current.status !== 'signed' && current.status !== 'broadcast')) return
+  // On its way: the broadcast queue sends it (in nonce order), not this check.
+  if (core.sending.has(current.hash)) return
   const nowMs = core.now()
   const deadline = deadlineOfSlot(core, candidates)
   const canLand = deadline === undefined || nowMs + core.inclusionMs() < deadline
   const cancelled = current.kind === 'cancel' || current.kind === 'gap-fill'
-  const onNode =
-    current.status === 'signed'
-      ? null
-      : await getTransaction(core.publicClient, { hash: current.hash }).catch(() => null)
+  // Still `signed` in the ledger but sent by this process: accepted moments ago, its mark not
+  // written yet (broadcastMarks), or sent without an answer. The node says whether it has it.
+  const sent = current.status === 'broadcast' || core.lastSentAt.has(current.hash)
+  const onNode = sent
+    ? await getTransaction(core.publicClient, { hash: current.hash }).catch(() => null)
+    : null
   if (!onNode) {
     if (canLand || cancelled) {
-      await core.rebroadcast(
-        current,
-        current.status === 'signed' ? 'never confirmed sent' : 'the node no longer has it',
-      )
+      await core.rebroadcast(current, sent ? 'the node no longer has it' : 'never confirmed sent')
       return
     }
     await core.replace(

@@ -22,6 +22,8 @@ export type ManagerBasics = {
   setNextNonce: (value: number) => void
   /** When each transaction was last handed to the node, ms (in memory: after a restart, from the first check). */
   lastSentAt: Map<Hex, number>
+  /** Transactions in the broadcast queue, not yet answered by the node: the queue sends them, nobody else. */
+  sending: ReadonlySet<Hex>
 }
 
 /**

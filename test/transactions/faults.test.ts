@@ -161,6 +161,39 @@ describe('stuck and dropped transactions (automine off)', () => {
     await expectPositionsEqualBalances(ledger, account.address)
   })
 
+  it('leaves alone a transaction the node accepted moments ago whose mark is not written yet', {
+    timeout: 40_000,
+  }, async () => {
+    // Checks every 20 ms: several fall between the node's answer and the mark (written within 200 ms).
+    const { engine, ledger, account } = await startEngine({
+      transactions: { checkMs: 20, stuckAfterMs: 60_000 },
+    })
+    const { testClient, publicClient } = chainClients()
+    await testClient.setAutomine(false)
+    const done = engine.execute(buy('just-sent'))
+    const execute = await until('the execute signed', () =>
+      ledger.transactions
+        .listUnresolvedTransactions(chain.chainId, account.address)
+        .find((tx) => tx.kind === 'execute'),
+    )
+    await until('the execute in the pool', () =>
+      getTransaction(publicClient, { hash: execute.hash }).then(
+        (tx) => tx ?? undefined,
+        () => undefined,
+      ),
+    )
+    await until('the execute marked broadcast', () =>
+      ledger.transactions.getTransaction(chain.chainId, execute.hash)?.status === 'broadcast'
+        ? true
+        : undefined,
+    )
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const [status] = engine.transactionStatus().filter((wallet) => wallet.address === account.address)
+    expect(status?.rebroadcasts).toBe(0)
+    await testClient.mine({ blocks: 1 })
+    expect((await done).execution.state).toBe('confirmed')
+  })
+
   it('sends a dropped execute again, the same bytes, while its quote can still land', {
     timeout: 40_000,
   }, async () => {
