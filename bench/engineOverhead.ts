@@ -16,6 +16,7 @@
 // Run: npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 40]
 //      [--warmup 2] [--concurrent 40] [--wallets 4] [--max-quotes-in-flight 4]
 //      [--keep-ledgers] [--latency-intents 500] [--memory-executions 10000]
+//      [--wal-checkpoints background|inline]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -48,6 +49,11 @@ const maxQuotesInFlight = args.includes('--max-quotes-in-flight')
   ? number('max-quotes-in-flight', 4, 1_000)
   : undefined
 const latencyIntents = number('latency-intents', 500, 5_000)
+/** The ledgers' WAL checkpoints: in a worker thread (the default) or inside commits (SQLite's own). */
+const walCheckpointsAt = args.indexOf('--wal-checkpoints')
+const walCheckpoints = walCheckpointsAt < 0 ? 'background' : args[walCheckpointsAt + 1]
+if (walCheckpoints !== 'background' && walCheckpoints !== 'inline')
+  throw new Error('--wal-checkpoints must be background or inline')
 const memoryExecutions = number('memory-executions', 10_000, 100_000)
 const scenarioAt = args.indexOf('--scenarios')
 const scenarios = new Set(
@@ -101,6 +107,7 @@ const report: BenchReport = {
   sequentialRatio: {},
   intents: 0,
   sandbox: `child process (anvil chains + service, API key ${serviceRequestsPerSecond} requests/s)`,
+  ledger: `SQLite files in ${ledgerDir}, synchronous=FULL, WAL checkpoints ${walCheckpoints === 'background' ? 'in a worker thread' : 'inside commits'}`,
 }
 try {
   const withRouter = sandbox.chains.find((chain) => chain.platformRouterAddress !== null)
@@ -141,6 +148,7 @@ try {
       chains: sandbox.chains,
       rpcUrlOf,
       settings: maxQuotesInFlight === undefined ? {} : { maxQuotesInFlight },
+      walCheckpoints,
     })
     engines.push(bench)
     return bench

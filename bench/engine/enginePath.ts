@@ -37,9 +37,14 @@ export async function openBenchEngine(parameters: {
   chains: readonly LocalChain[]
   rpcUrlOf?: ((chain: LocalChain) => string) | undefined
   settings?: Partial<EngineSettings> | undefined
+  /** Where the ledger's WAL is checkpointed (openLedger's option; default: a background worker). */
+  walCheckpoints?: 'background' | 'inline' | undefined
 }): Promise<BenchEngine> {
   const { account, chains } = parameters
-  const ledger = openLedger({ path: join(parameters.ledgerDir, `${account.address}.sqlite`) })
+  const ledger = openLedger({
+    path: join(parameters.ledgerDir, `${account.address}.sqlite`),
+    walCheckpoints: parameters.walCheckpoints,
+  })
   const quotedAt = new Map<number, number>()
   const preparedAt = new Map<number, number>()
   const overheadMs: number[] = []

@@ -65,6 +65,8 @@ export type BenchReport = {
   intents: number
   /** Where the sandbox (anvil chains + service) ran, for the host line. */
   sandbox?: string
+  /** The engines' ledgers: where the files lie and who checkpoints their WAL. */
+  ledger?: string
 }
 
 export function mean(values: readonly number[]): number {
@@ -94,7 +96,8 @@ const fixed = (value: number | undefined, digits = 2) => (value === undefined ? 
 export function printReport(report: BenchReport): void {
   console.log(
     `host: ${platform()} ${arch()}, ${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), node ${process.version}` +
-      (report.sandbox ? `; sandbox: ${report.sandbox}` : ''),
+      (report.sandbox ? `; sandbox: ${report.sandbox}` : '') +
+      (report.ledger ? `; ledger: ${report.ledger}` : ''),
   )
   console.log('')
   if (report.perChain) {

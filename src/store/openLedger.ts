@@ -32,6 +32,7 @@ import { assertStockrouteFile, checkReadonlyVersion, migrate } from './schemaVer
 import { createStorageFaultMonitor, observeErrors, type StorageFault } from './storageFault.js'
 import { createStrategySwitchesRepository, type StrategySwitchesRepository } from './strategySwitches.js'
 import { createTransactionsRepository, type TransactionsRepository } from './transactions.js'
+import { startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js'
 
 export type OpenLedgerParameters = {
   /** The SQLite file (`config.ledgerPath`; dry runs use a file of their own). Parent folders are created. */
@@ -59,6 +60,13 @@ export type OpenLedgerParameters = {
    * `STOCKROUTE_LEDGER_MAX_PAGES` when set, else no limit. Ignored by read-only opens.
    */
   maxPageCount?: number | undefined
+  /**
+   * Where the WAL is copied into the database file. `background` (the default for a writer that
+   * claims the ledger): a worker thread does it, off the JS thread that signs and commits (see
+   * walCheckpointer.ts). `inline`: SQLite does it inside the commit that crosses a thousand pages,
+   * as it does by default (short-lived opens, `owner: false`). Read-only opens never checkpoint.
+   */
+  walCheckpoints?: 'background' | 'inline' | undefined
   /** @internal Tests only: the migrations to apply instead of the ledger's. */
   migrations?: readonly Migration[] | undefined
 }
@@ -92,6 +100,8 @@ export type Ledger = {
   readonly equityMarks: EquityMarksRepository
   /** The notification outbox: per sink, the events still to deliver (src/daemon/notifications). */
   readonly notifications: NotificationOutboxRepository
+  /** The background WAL checkpointer (see `walCheckpoints`), or undefined when SQLite checkpoints inline. */
+  readonly walCheckpointer: WalCheckpointer | undefined
   /**
    * This process's claim on the ledger (see `owner` of {@link OpenLedgerParameters}); undefined
    * for read-only opens and `owner: false`. The daemon records its control URL here.
@@ -239,6 +249,9 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       },
     })
     const group = createCommitGroup(transaction.atomically)
+    const checkpointMode = parameters.walCheckpoints ?? (ownership ? 'background' : 'inline')
+    const walCheckpointer =
+      !readonly && checkpointMode === 'background' ? startWalCheckpointer({ db, path }) : undefined
     return {
       path,
       readonly,
@@ -258,6 +271,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       chainAssets: watched(createChainAssetsRepository(context)),
       equityMarks: watched(createEquityMarksRepository(context)),
       notifications: watched(createNotificationOutboxRepository(context)),
+      walCheckpointer,
       owner: ownership
         ? watched<LedgerOwnership>({
             takenOverFrom: ownership.takenOverFrom,
@@ -274,6 +288,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       commitSoon: (work) => group.run(work),
       close() {
         clearInterval(heartbeat)
+        walCheckpointer?.stop()
         ownership?.release()
         if (db.open) db.close()
       },
