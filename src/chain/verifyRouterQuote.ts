@@ -2,7 +2,6 @@ import {
   type Address,
   getAddress,
   type Hex,
-  hashTypedData,
   isAddressEqual,
   recoverPublicKey,
   recoverTypedDataAddress,
@@ -10,6 +9,7 @@ import {
 } from 'viem'
 import { publicKeyToAddress } from 'viem/accounts'
 import { routerQuoteTypes, type SignedQuoteStruct } from '../domain/routerQuote.js'
+import { hashRouterQuote } from './hashRouterQuote.js'
 import type { ExecutorDomain } from './readExecutorDomain.js'
 import { rememberSigner, verifyKnownSigner } from './signerKeys.js'
 
@@ -237,7 +237,7 @@ async function recoverOrVerify(
 ): Promise<Address | undefined> {
   let hash: Hex
   try {
-    hash = hashTypedData({ domain, types: routerQuoteTypes, primaryType: 'Quote', message: quote })
+    hash = hashRouterQuote(domain, quote)
   } catch {
     return undefined
   }
