@@ -112,7 +112,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     const wallets = walletsOf(config)
     const account = wallets.main
     const ledgerPath = ledgerPathOf(config)
-    const ledger = openLedger({ path: ledgerPath })
+    const ledger = openLedger({ path: ledgerPath, onWalCheckpointerError: (e) => logger.warn(e.message) })
     resources.ledger = ledger
     const service = createServiceClient({
       baseUrl: config.service.baseUrl,

@@ -67,6 +67,8 @@ export type OpenLedgerParameters = {
    * as it does by default (short-lived opens, `owner: false`). Read-only opens never checkpoint.
    */
   walCheckpoints?: 'background' | 'inline' | undefined
+  /** Called once if the background checkpointer fails (the connection then checkpoints inline again: nothing is lost). */
+  onWalCheckpointerError?: ((error: Error) => void) | undefined
   /** @internal Tests only: the migrations to apply instead of the ledger's. */
   migrations?: readonly Migration[] | undefined
 }
@@ -251,7 +253,9 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
     const group = createCommitGroup(transaction.atomically)
     const checkpointMode = parameters.walCheckpoints ?? (ownership ? 'background' : 'inline')
     const walCheckpointer =
-      !readonly && checkpointMode === 'background' ? startWalCheckpointer({ db, path }) : undefined
+      !readonly && checkpointMode === 'background'
+        ? startWalCheckpointer({ db, path, onError: parameters.onWalCheckpointerError })
+        : undefined
     return {
       path,
       readonly,

@@ -23,7 +23,7 @@ export type StartWalCheckpointerParameters = {
   intervalMs?: number | undefined
   /** WAL pages at which the main connection still checkpoints by itself (a starved worker). Default 10,000. */
   fallbackPages?: number | undefined
-  /** Called once if the worker fails (the main connection is back to checkpointing inline). */
+  /** Called once if the worker fails (the main connection is back to checkpointing inline; the message says so). */
   onError?: ((error: Error) => void) | undefined
   /** @internal Tests only: the SQLite driver module the worker loads (a missing one makes it fail). */
   driver?: string | undefined
@@ -94,6 +94,7 @@ export function startWalCheckpointer(parameters: StartWalCheckpointerParameters)
     if (state !== 'running') return
     state = 'inline'
     if (db.open) db.pragma(`wal_autocheckpoint = ${inlineAutocheckpointPages}`)
+    error.message += '; SQLite checkpoints inside commits again (nothing is lost, commits are slower)'
     parameters.onError?.(error)
   }
   db.pragma(`wal_autocheckpoint = ${parameters.fallbackPages ?? 10_000}`)

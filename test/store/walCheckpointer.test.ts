@@ -86,6 +86,7 @@ describe('the background WAL checkpointer', () => {
       expect(await eventually(() => checkpointer.state === 'inline')).toBe(true)
       expect(errors).toHaveLength(1)
       expect(errors[0]?.message).toContain('WAL checkpointer of')
+      expect(errors[0]?.message).toContain('SQLite checkpoints inside commits again')
       expect(ledger.database.pragma('wal_autocheckpoint', { simple: true })).toBe(1000)
       checkpointer.stop()
     } finally {
