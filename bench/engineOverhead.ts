@@ -25,6 +25,7 @@ import type { SwapIntent } from '../src/engine/index.js'
 import type { LocalChain } from '../src/sandbox/localChains.js'
 import { type RpcFaultProxy, startRpcFaultProxy } from '../src/sandbox/rpcFaultProxy.js'
 import { bareBuy, freshWallet } from './engine/barePath.js'
+import { timeCommits } from './engine/commitTimes.js'
 import { startDelayProxy } from './engine/delayProxy.js'
 import { type BenchEngine, ledgerOutcomes, openBenchEngine } from './engine/enginePath.js'
 import { type BenchReport, mean, percentile, printReport } from './engine/report.js'
@@ -83,12 +84,18 @@ const overhead: number[] = []
 const latencyOverhead: number[] = []
 const outcomes: ReturnType<typeof ledgerOutcomes>[] = []
 /** Quote → hand-over, ms, per part of the run (the engines' own lists, read when the part ends). */
-const overheadByRun = new Map<string, { total: number[]; toPrepared: number[]; toHandOver: number[] }>()
+const overheadByRun = new Map<
+  string,
+  { total: number[]; toPrepared: number[]; toHandOver: number[]; commits: number[] }
+>()
+/** Every ledger COMMIT's duration: the part's own, taken when it starts (set-up discarded) and ends. */
+const commitClock = timeCommits()
 const addOverhead = (part: string, bench: BenchEngine) => {
-  const run = overheadByRun.get(part) ?? { total: [], toPrepared: [], toHandOver: [] }
+  const run = overheadByRun.get(part) ?? { total: [], toPrepared: [], toHandOver: [], commits: [] }
   run.total.push(...bench.overheadMs)
   run.toPrepared.push(...bench.toPreparedMs)
   run.toHandOver.push(...bench.toHandOverMs)
+  run.commits.push(...commitClock.take())
   overheadByRun.set(part, run)
 }
 /** Each scenario's engines are read and closed before the next, so none weighs on the memory one. */
@@ -171,6 +178,7 @@ try {
       const bench = await engineFor([chain], trades + warmup)
       const bareMs: number[] = []
       const engineMs: number[] = []
+      commitClock.take()
       // One bare buy, then one engine buy, and so on: both see the same minutes of a shared
       // machine, whose speed drifts by a quarter over a run (one at a time: they never overlap).
       for (let i = 0; i < warmup + trades; i++) {
@@ -193,6 +201,7 @@ try {
       `throughput: ${concurrent} intents at once on chain ${withRouter.chainId}, ${wallets} engine wallets`,
     )
     const throughputEngine = await engineFor([withRouter], concurrent, undefined, sandbox.url, wallets)
+    commitClock.take()
     const oneChain = await runAll(
       throughputEngine,
       Array.from({ length: concurrent }, () => intentFor(withRouter)),
@@ -219,6 +228,7 @@ try {
     await Promise.all(workers.map(({ chain, taker }) => bareBuy(taker, chain, amountIn)))
     const bareWallMs = performance.now() - bareStarted
     const concurrencyEngine = await engineFor(both, concurrent, undefined, sandbox.url, wallets)
+    commitClock.take()
     const engineRun = await runAll(
       concurrencyEngine,
       Array.from({ length: concurrent }, (_, i) => intentFor(both[i % 2] as LocalChain)),
@@ -275,6 +285,7 @@ try {
   if (scenarios.has('memory')) {
     progress(`memory: ${memoryExecutions} executions in a row on chain ${withRouter.chainId}`)
     const bench = await engineFor([withRouter], memoryExecutions)
+    commitClock.take()
     const gc = (globalThis as { gc?: () => void }).gc
     const rss = () => {
       gc?.()
@@ -302,7 +313,7 @@ try {
   report.overheadP50Ms = percentile(overhead, 50)
   report.overheadP99Ms = percentile(overhead, 99)
   report.overheadByRun = Object.fromEntries(
-    [...overheadByRun].map(([part, { total, toPrepared, toHandOver }]) => [
+    [...overheadByRun].map(([part, { total, toPrepared, toHandOver, commits }]) => [
       part,
       {
         executions: total.length,
@@ -313,6 +324,13 @@ try {
         toPreparedP99Ms: percentile(toPrepared, 99),
         toHandOverP50Ms: percentile(toHandOver, 50),
         toHandOverP99Ms: percentile(toHandOver, 99),
+        commits: {
+          count: commits.length,
+          p50Ms: percentile(commits, 50),
+          p99Ms: percentile(commits, 99),
+          maxMs: Math.max(0, ...commits),
+          over5Ms: commits.filter((ms) => ms > 5).length,
+        },
       },
     ]),
   )

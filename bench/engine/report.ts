@@ -30,6 +30,8 @@ export type BenchReport = {
       /** Prepared → handed to the node: the wallet's critical section (kill switch, nonce, signatures, one commit). */
       toHandOverP50Ms: number
       toHandOverP99Ms: number
+      /** The ledger COMMITs of the part, ms (the JS thread waits for each: WAL writes, fsync, an inline checkpoint). */
+      commits: { count: number; p50Ms: number; p99Ms: number; maxMs: number; over5Ms: number }
     }
   >
   /** Engine trades/s on one chain (intents at once) over the bare path run in a row. */
@@ -154,6 +156,7 @@ export function printReport(report: BenchReport): void {
         'max',
         'quote → simulated p50 / p99',
         'simulated → handed over p50 / p99',
+        'ledger commits: n, p50 / p99 / max, over 5 ms',
       ],
       Object.entries(report.overheadByRun).map(([part, o]) => [
         part,
@@ -163,6 +166,7 @@ export function printReport(report: BenchReport): void {
         fixed(o.maxMs, 1),
         `${fixed(o.toPreparedP50Ms, 1)} / ${fixed(o.toPreparedP99Ms, 1)}`,
         `${fixed(o.toHandOverP50Ms, 1)} / ${fixed(o.toHandOverP99Ms, 1)}`,
+        `${o.commits.count}, ${fixed(o.commits.p50Ms, 1)} / ${fixed(o.commits.p99Ms, 1)} / ${fixed(o.commits.maxMs, 0)}, ${o.commits.over5Ms}`,
       ]),
     )
   }
