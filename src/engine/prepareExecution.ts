@@ -87,20 +87,25 @@ export async function prepareExecution(
     executionId: parameters.execution.id,
   })
   let priceReadAt = requestedAt
+  let receivedAtMs = requestedAt
+  // The quote's clock starts when it arrives, even if the market price beside it is still on its
+  // way (the price cache asks ahead, so that is rare: the first quote, or after a quiet spell).
   const [reply, marketPrice] = await Promise.all([
-    requestQuote(context, chain, intent, instrument, signal),
+    requestQuote(context, chain, intent, instrument, signal).then((quoted) => {
+      receivedAtMs = context.now()
+      context.hooks.onStage?.({
+        stage: 'quoteReceived',
+        chainId: chain.chainId,
+        executionId: parameters.execution.id,
+        quoteId: quoted.quote.quoteId,
+      })
+      return quoted
+    }),
     context.marketPrice(instrument, { signal }).then((price) => {
       priceReadAt = context.now()
       return price
     }),
   ])
-  const receivedAtMs = context.now()
-  context.hooks.onStage?.({
-    stage: 'quoteReceived',
-    chainId: chain.chainId,
-    executionId: parameters.execution.id,
-    quoteId: reply.quote.quoteId,
-  })
   failpoint('quote-received')
   const notional = reply.quote.isBuy ? reply.quote.amountInUsed : reply.quote.amountOut
   // Written with the next commit, the critical section's or the stop's (see pendingQuote.ts).

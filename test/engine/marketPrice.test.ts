@@ -28,10 +28,11 @@ function countedServicePrice() {
   const source = serviceMarketPrice(
     createServiceClient({ baseUrl: sandbox.url, credentials: sandbox.credential }),
   )
-  const counted = { requests: 0 }
+  const counted = { requests: 0, last: Promise.resolve(0n) as ReturnType<MarketPriceSource> }
   const price: MarketPriceSource = (instrument, options) => {
     counted.requests += 1
-    return source(instrument, options)
+    counted.last = source(instrument, options)
+    return counted.last
   }
   return { price, counted }
 }
@@ -40,7 +41,7 @@ describe('cachedMarketPrice', () => {
   it('asks the service once per instrument within the max age, and again after it', async () => {
     let now = 1_000_000
     const { price, counted } = countedServicePrice()
-    const cached = cachedMarketPrice(price, { maxAgeMs: 5_000, now: () => now })
+    const cached = cachedMarketPrice(price, { maxAgeMs: 5_000, refreshAfterMs: 5_000, now: () => now })
     const first = await cached(aapl, {})
     expect(first).toBeGreaterThan(0n)
     now += 4_999
@@ -49,6 +50,31 @@ describe('cachedMarketPrice', () => {
     now += 2
     await cached(aapl, {})
     expect(counted.requests).toBe(2)
+  })
+
+  it('asks for the next price in the background once the kept one is four fifths of its max age old', async () => {
+    let now = 1_000_000
+    const { price, counted } = countedServicePrice()
+    const cached = cachedMarketPrice(price, { maxAgeMs: 5_000, now: () => now })
+    const first = await cached(aapl, {})
+    now += 3_999
+    await cached(aapl, {})
+    expect(counted.requests).toBe(1)
+    // 4 s old: the kept price answers at once, and one request for the next leaves.
+    now += 1
+    const [a, b] = [cached(aapl, {}), cached(aapl, {})]
+    expect(counted.requests).toBe(2)
+    expect(await a).toBe(first)
+    expect(await b).toBe(first)
+    // Once it has answered, past the first price's max age, the one asked for at 4 s answers.
+    await counted.last
+    now += 1_001
+    await cached(aapl, {})
+    expect(counted.requests).toBe(2)
+    // A quiet spell longer than the max age: the ask waits for a new price.
+    now += 60_000
+    expect(await cached(aapl, {})).toBeGreaterThan(0n)
+    expect(counted.requests).toBe(3)
   })
 
   it('shares one request between concurrent asks, and keeps no failure', async () => {
