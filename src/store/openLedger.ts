@@ -62,8 +62,8 @@ export type OpenLedgerParameters = {
   maxPageCount?: number | undefined
   /**
    * Where the WAL is copied into the database file. `background` (the default for a writer that
-   * claims the ledger): a worker thread does it, off the JS thread that signs and commits (see
-   * walCheckpointer.ts). `inline`: SQLite does it inside the commit that crosses a thousand pages,
+   * claims the ledger): a worker thread does it, off the JS thread that signs and commits, from a
+   * second after the open (see walCheckpointer.ts). `inline`: SQLite does it inside the commit that crosses a thousand pages,
    * as it does by default (short-lived opens, `owner: false`). Read-only opens never checkpoint.
    */
   walCheckpoints?: 'background' | 'inline' | undefined

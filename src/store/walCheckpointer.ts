@@ -21,6 +21,11 @@ export type StartWalCheckpointerParameters = {
   path: string
   /** How often the worker copies the WAL into the database file, ms. Default 100. */
   intervalMs?: number | undefined
+  /**
+   * How long after the start the worker thread is started, ms. Default 1000: an open that closes
+   * sooner (a CLI command, a test) never pays for a thread; the writer's safety net covers the wait.
+   */
+  startAfterMs?: number | undefined
   /** WAL pages at which the main connection still checkpoints by itself (a starved worker). Default 10,000. */
   fallbackPages?: number | undefined
   /** Called once if the worker fails (the main connection is back to checkpointing inline; the message says so). */
@@ -71,7 +76,7 @@ try {
 `
 
 /**
- * Moves a ledger's WAL checkpoints off the process' JS thread. With `synchronous=FULL`, SQLite
+ * Moves a ledger's WAL checkpoints off the process' JS thread, from `startAfterMs` after the start. With `synchronous=FULL`, SQLite
  * copies the WAL into the database file and fsyncs it inside whichever commit crosses
  * `wal_autocheckpoint` (every thousand pages): a commit of 0.5 ms then takes 10 to 90 ms, and every
  * execution waiting for the JS thread waits with it. Here a worker thread, on a connection of its
@@ -98,27 +103,32 @@ export function startWalCheckpointer(parameters: StartWalCheckpointerParameters)
     parameters.onError?.(error)
   }
   db.pragma(`wal_autocheckpoint = ${parameters.fallbackPages ?? 10_000}`)
-  const worker = new Worker(workerSource, {
-    eval: true,
-    workerData: {
-      driver: parameters.driver ?? createRequire(import.meta.url).resolve('better-sqlite3'),
-      path,
-      shared: shared.buffer,
-      intervalMs: parameters.intervalMs ?? 100,
-    },
-    // A checkpointer never keeps the process alive, nor inherits its flags (--cpu-prof, loaders).
-    execArgv: [],
-    stdout: false,
-    stderr: false,
-  })
-  worker.unref()
-  worker.on('message', (message: { error?: string }) => {
-    if (message.error) fallBackInline(new Error(`WAL checkpointer of ${path}: ${message.error}`))
-  })
-  worker.on('error', (error) => fallBackInline(new Error(`WAL checkpointer of ${path}: ${error.message}`)))
-  worker.on('exit', () => {
-    if (state === 'running') fallBackInline(new Error(`WAL checkpointer of ${path} stopped`))
-  })
+  const spawn = () => {
+    const worker = new Worker(workerSource, {
+      eval: true,
+      workerData: {
+        driver: parameters.driver ?? createRequire(import.meta.url).resolve('better-sqlite3'),
+        path,
+        shared: shared.buffer,
+        intervalMs: parameters.intervalMs ?? 100,
+      },
+      // A checkpointer never keeps the process alive, nor inherits its flags (--cpu-prof, loaders).
+      execArgv: [],
+      stdout: false,
+      stderr: false,
+    })
+    worker.unref()
+    worker.on('message', (message: { error?: string }) => {
+      if (message.error) fallBackInline(new Error(`WAL checkpointer of ${path}: ${message.error}`))
+    })
+    worker.on('error', (error) => fallBackInline(new Error(`WAL checkpointer of ${path}: ${error.message}`)))
+    worker.on('exit', () => {
+      if (state === 'running') fallBackInline(new Error(`WAL checkpointer of ${path} stopped`))
+    })
+  }
+  const startAfterMs = parameters.startAfterMs ?? 1000
+  const startTimer = startAfterMs > 0 ? setTimeout(spawn, startAfterMs).unref() : undefined
+  if (!startTimer) spawn()
   return {
     get state() {
       return state
@@ -129,6 +139,7 @@ export function startWalCheckpointer(parameters: StartWalCheckpointerParameters)
     stop(timeoutMs = 2000) {
       if (state === 'stopped') return
       state = 'stopped'
+      clearTimeout(startTimer)
       Atomics.store(shared, STOP, 1)
       Atomics.notify(shared, STOP)
       // A worker with its connection open closes it first, so that the main connection, closing

@@ -52,6 +52,16 @@ describe('the background WAL checkpointer', () => {
     }
   })
 
+  it('starts no thread for an open that closes within its first second', () => {
+    const path = folder.path()
+    const ledger = openLedger({ path })
+    ledger.executions.createExecution(intent('short-lived'))
+    ledger.close()
+    expect(ledger.walCheckpointer?.state).toBe('stopped')
+    expect(ledger.walCheckpointer?.counts.checkpoints).toBe(0)
+    expect(existsSync(`${path}-wal`)).toBe(false)
+  })
+
   it('is not started for inline or read-only opens', () => {
     const path = folder.path()
     const inline = openLedger({ path, walCheckpoints: 'inline' })
@@ -81,6 +91,7 @@ describe('the background WAL checkpointer', () => {
         db: ledger.database,
         path: ledger.path,
         driver: '/nonexistent/better-sqlite3',
+        startAfterMs: 0,
         onError: (error) => errors.push(error),
       })
       expect(await eventually(() => checkpointer.state === 'inline')).toBe(true)
