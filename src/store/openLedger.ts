@@ -63,8 +63,9 @@ export type OpenLedgerParameters = {
   /**
    * Where the WAL is copied into the database file. `background` (the default for a writer that
    * claims the ledger): a worker thread does it, off the JS thread that signs and commits, from a
-   * second after the open (see walCheckpointer.ts). `inline`: SQLite does it inside the commit that crosses a thousand pages,
-   * as it does by default (short-lived opens, `owner: false`). Read-only opens never checkpoint.
+   * second after the open (see walCheckpointer.ts). `inline`: SQLite does it inside the commit
+   * that crosses a thousand pages, as it does by default (the default for `owner: false`).
+   * Read-only opens never checkpoint.
    */
   walCheckpoints?: 'background' | 'inline' | undefined
   /** Called once if the background checkpointer fails (the connection then checkpoints inline again: nothing is lost). */
