@@ -16,8 +16,8 @@
 // Run: npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 40]
 //      [--warmup 2] [--concurrent 40] [--wallets 4] [--max-quotes-in-flight 4]
 //      [--keep-ledgers] [--latency-intents 500] [--memory-executions 10000]
-//      [--wal-checkpoints background|inline]
-import { mkdtempSync, rmSync } from 'node:fs'
+//      [--wal-checkpoints background|inline] [--ledger-dir DIR]
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToFastAccount } from '../src/chain/privateKeyToFastAccount.js'
@@ -68,7 +68,12 @@ const progress = (message: string) => process.stderr.write(`[bench:engine] ${mes
 
 /** The sandbox key's rate: the bench runs many wallets on one key. */
 const serviceRequestsPerSecond = 5_000
-const ledgerDir = mkdtempSync(join(tmpdir(), 'stockroute-bench-engine-'))
+/** Where the engines' ledger files go (default the OS temp folder): the disk's fsync is in every commit. */
+const ledgerDirAt = args.indexOf('--ledger-dir')
+const ledgerParent = ledgerDirAt < 0 ? tmpdir() : args[ledgerDirAt + 1]
+if (!ledgerParent || !existsSync(ledgerParent))
+  throw new Error(`--ledger-dir: ${ledgerParent ?? '(missing)'} is not an existing folder`)
+const ledgerDir = mkdtempSync(join(ledgerParent, 'stockroute-bench-engine-'))
 progress('starting local chains and the sandbox service in a child process')
 const sandbox = await startSandboxProcess({ requestsPerSecond: serviceRequestsPerSecond }).catch(
   (error: unknown) => {
