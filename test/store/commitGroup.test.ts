@@ -1,19 +1,9 @@
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { openLedger } from '../../src/store/index.js'
-import { ledgerFolder } from './ledgerFiles.js'
+import { intent, ledgerFolder } from './ledgerFiles.js'
 
 const folder = ledgerFolder()
-
-const intent = (intentId: string) => ({
-  intentId,
-  chainId: 31337,
-  ticker: 'AAPL',
-  exchange: 0 as const,
-  side: 'buy' as const,
-  amountIn: '100',
-  amountType: 'stablecoin' as const,
-})
 
 describe('ledger.commitSoon', () => {
   it('commits the writes of one turn in one transaction, each answered once it is committed', async () => {

@@ -20,6 +20,19 @@ export function ledgerFolder(): { path(name?: string): string } {
   }
 }
 
+/** A new execution's fields: a buy of AAPL for 100 units of chain 31337's asset, under `intentId`. */
+export function intent(intentId: string) {
+  return {
+    intentId,
+    chainId: 31337,
+    ticker: 'AAPL',
+    exchange: 0 as const,
+    side: 'buy' as const,
+    amountIn: '100',
+    amountType: 'stablecoin' as const,
+  }
+}
+
 /** A deterministic 32-byte value for hashes and quote ids in tests. */
 export function bytes32(label: string): Hex {
   return keccak256(toHex(label))

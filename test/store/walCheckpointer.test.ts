@@ -4,19 +4,9 @@ import { describe, expect, it } from 'vitest'
 import { openLedger } from '../../src/store/index.js'
 import { startWalCheckpointer } from '../../src/store/walCheckpointer.js'
 import { spawnNode } from '../helpers/processes.js'
-import { ledgerFolder } from './ledgerFiles.js'
+import { intent, ledgerFolder } from './ledgerFiles.js'
 
 const folder = ledgerFolder()
-
-const intent = (intentId: string) => ({
-  intentId,
-  chainId: 31337,
-  ticker: 'AAPL',
-  exchange: 0 as const,
-  side: 'buy' as const,
-  amountIn: '100',
-  amountType: 'stablecoin' as const,
-})
 
 /** Polls `condition` every 20 ms for up to `ms`. */
 async function eventually(condition: () => boolean, ms = 10_000): Promise<boolean> {
