@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { EngineHookFunctions } from '../engine/context.js'
 import type { ExecutionState } from '../store/executions.js'
+import type { Ledger } from '../store/openLedger.js'
 import type { TransactionManagerEvent } from '../transactions/types.js'
 
 /** The daemon's Prometheus metrics and the engine hooks that feed them. */
@@ -26,16 +27,42 @@ const terminal: readonly ExecutionState[] = ['confirmed', 'failed', 'expired', '
  * `stockroute_expired_quote_drops_total{chain}` (quotes dropped for too little validity),
  * `stockroute_reconciliation_discrepancies` (latest run) and `…_total`,
  * `stockroute_nonce_gaps_filled_total{chain}`, `stockroute_transaction_replacements_total{chain}`,
- * `stockroute_transaction_rebroadcasts_total{chain}`, `stockroute_reorgs_total{chain}`.
+ * `stockroute_transaction_rebroadcasts_total{chain}`, `stockroute_reorgs_total{chain}`; given the
+ * ledger, `stockroute_ledger_write_seconds` (how long each write transaction held the JS thread:
+ * on a disk whose fsync stalls, this is where the quote-to-broadcast tail comes from) and
+ * `stockroute_ledger_wal_checkpoints_total` (the background checkpointer's).
  *
  * @example
  * const metrics = createDaemonMetrics()
  * const engine = await createEngine({ ...parameters, hooks: metrics.hooks })
  * response.end(await metrics.render())
  */
-export function createDaemonMetrics(): DaemonMetrics {
+export function createDaemonMetrics(
+  options: { ledger?: Pick<Ledger, 'onWriteTransaction' | 'walCheckpointer'> | undefined } = {},
+): DaemonMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'stockroute_' })
+  const { ledger } = options
+  if (ledger) {
+    const writes = new Histogram({
+      name: 'stockroute_ledger_write_seconds',
+      help: 'How long each ledger write transaction (critical section, receipts and fills) held the JS thread, statements, COMMIT and fsync',
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [registry],
+    })
+    ledger.onWriteTransaction((ms) => writes.observe(ms / 1000))
+    let counted = 0
+    new Counter({
+      name: 'stockroute_ledger_wal_checkpoints_total',
+      help: 'WAL checkpoints run by the background checkpointer (0 while SQLite checkpoints inside commits)',
+      registers: [registry],
+      collect() {
+        const now = ledger.walCheckpointer?.counts.checkpoints ?? counted
+        this.inc(now - counted)
+        counted = now
+      },
+    })
+  }
   const quotes = new Counter({
     name: 'stockroute_quotes_total',
     help: 'Router quotes received',

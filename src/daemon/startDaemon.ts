@@ -120,7 +120,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       makerAddress: account.address,
       fetch: createNodeFetch(), // keep-alive node:http: a fraction of undici fetch's CPU per quote
     })
-    const metrics = createDaemonMetrics()
+    const metrics = createDaemonMetrics({ ledger })
     const shutdown = new AbortController()
     let activity: ActivityPrinter | undefined
     const marketData = createMarketDataCache({ service, staleAfterMs: settings.marketData.staleAfterMs })

@@ -146,6 +146,13 @@ export type Ledger = {
    */
   commitSoon<T>(work: () => T): Promise<T>
   /**
+   * Calls `listener` after each write transaction made through `atomically` or `commitSoon` (the
+   * transaction managers' critical sections, receipts and fills; not a lone repository call's own)
+   * with how long it held the JS thread, ms: its statements, its COMMIT and the disk's fsync. For
+   * the daemon's `stockroute_ledger_write_seconds`. Returns the unsubscribe function.
+   */
+  onWriteTransaction(listener: (ms: number) => void): () => void
+  /**
    * Releases this process's claim (if it was the last connection holding it) and closes the
    * connection (the WAL is checkpointed when the last connection closes). Idempotent.
    */
@@ -246,9 +253,18 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
           }
         }, ledgerOwnerHeartbeatMs).unref()
       : undefined
+    const writeListeners = new Set<(ms: number) => void>()
     const transaction = watched({
       atomically<T>(work: () => T): T {
-        return db.transaction(work).immediate()
+        // Only the outermost transaction is timed: the ones inside it are savepoints.
+        if (db.inTransaction || writeListeners.size === 0) return db.transaction(work).immediate()
+        const started = performance.now()
+        try {
+          return db.transaction(work).immediate()
+        } finally {
+          const ms = performance.now() - started
+          for (const listener of writeListeners) listener(ms)
+        }
       },
     })
     const group = createCommitGroup(transaction.atomically)
@@ -290,6 +306,10 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       },
       onStorageFault: (listener) => faults.subscribe(listener),
       atomically: transaction.atomically,
+      onWriteTransaction(listener) {
+        writeListeners.add(listener)
+        return () => writeListeners.delete(listener)
+      },
       commitSoon: (work) => group.run(work),
       close() {
         clearInterval(heartbeat)
