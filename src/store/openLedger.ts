@@ -263,7 +263,11 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
           return db.transaction(work).immediate()
         } finally {
           const ms = performance.now() - started
-          for (const listener of writeListeners) listener(ms)
+          // A listener (a metric) must never turn a committed write into an error for its caller.
+          for (const listener of writeListeners)
+            try {
+              listener(ms)
+            } catch {}
         }
       },
     })

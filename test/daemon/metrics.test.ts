@@ -37,6 +37,12 @@ describe('the daemon metrics of its ledger', () => {
       expect(sample(text, 'stockroute_ledger_wal_checkpoints_total')).toBe(
         ledger.walCheckpointer?.counts.checkpoints,
       )
+      // A listener that throws does not make a committed write fail.
+      ledger.onWriteTransaction(() => {
+        throw new Error('a broken listener')
+      })
+      const written = ledger.atomically(() => ledger.executions.createExecution(intent('metrics-5')))
+      expect(ledger.executions.getExecution(written.id)?.intentId).toBe('metrics-5')
     } finally {
       ledger.close()
     }
