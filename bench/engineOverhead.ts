@@ -16,7 +16,7 @@
 // Run: npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 40]
 //      [--warmup 2] [--concurrent 40] [--wallets 4] [--max-quotes-in-flight 4]
 //      [--keep-ledgers] [--latency-intents 500] [--memory-executions 10000]
-//      [--wal-checkpoints background|inline] [--ledger-dir DIR]
+//      [--wal-checkpoints background|inline] [--ledger-dir DIR] [--no-disk-probe]
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,6 +27,7 @@ import { type RpcFaultProxy, startRpcFaultProxy } from '../src/sandbox/rpcFaultP
 import { bareBuy, freshWallet } from './engine/barePath.js'
 import { timeCommits } from './engine/commitTimes.js'
 import { startDelayProxy } from './engine/delayProxy.js'
+import { type DiskProbe, overlapping, startDiskProbe, type TimedSample } from './engine/diskProbe.js'
 import { type BenchEngine, ledgerOutcomes, openBenchEngine } from './engine/enginePath.js'
 import { type BenchReport, mean, percentile, printReport } from './engine/report.js'
 import { startSandboxProcess } from './engine/sandboxProcess.js'
@@ -82,6 +83,10 @@ const sandbox = await startSandboxProcess({ requestsPerSecond: serviceRequestsPe
   },
 )
 progress(`sandbox child ${sandbox.pid} ready: service at ${sandbox.url}`)
+/** The disk's own fsync latency beside the ledgers' commits (bench/engine/diskProbe.ts); off with --no-disk-probe. */
+const diskProbe: DiskProbe | undefined = args.includes('--no-disk-probe')
+  ? undefined
+  : await startDiskProbe(join(ledgerDir, 'disk-probe.bin'))
 const engines: BenchEngine[] = []
 /** Quote → broadcast, ms, of the executions on loopback (sequential, throughput, concurrency, memory). */
 const overhead: number[] = []
@@ -91,16 +96,34 @@ const outcomes: ReturnType<typeof ledgerOutcomes>[] = []
 /** Quote → hand-over, ms, per part of the run (the engines' own lists, read when the part ends). */
 const overheadByRun = new Map<
   string,
-  { total: number[]; toPrepared: number[]; toHandOver: number[]; commits: number[] }
+  {
+    total: number[]
+    toPrepared: number[]
+    toHandOver: number[]
+    commits: TimedSample[]
+    probes: TimedSample[]
+  }
 >()
 /** Every ledger COMMIT's duration: the part's own, taken when it starts (set-up discarded) and ends. */
 const commitClock = timeCommits()
-const addOverhead = (part: string, bench: BenchEngine) => {
-  const run = overheadByRun.get(part) ?? { total: [], toPrepared: [], toHandOver: [], commits: [] }
+/** A part starts: the set-up's commits and probe fsyncs are not its own. */
+const startPart = async () => {
+  commitClock.take()
+  await diskProbe?.take()
+}
+const addOverhead = async (part: string, bench: BenchEngine) => {
+  const run = overheadByRun.get(part) ?? {
+    total: [],
+    toPrepared: [],
+    toHandOver: [],
+    commits: [],
+    probes: [],
+  }
   run.total.push(...bench.overheadMs)
   run.toPrepared.push(...bench.toPreparedMs)
   run.toHandOver.push(...bench.toHandOverMs)
   run.commits.push(...commitClock.take())
+  run.probes.push(...((await diskProbe?.take()) ?? []))
   overheadByRun.set(part, run)
 }
 /** Each scenario's engines are read and closed before the next, so none weighs on the memory one. */
@@ -183,7 +206,7 @@ try {
       const bench = await engineFor([chain], trades + warmup)
       const bareMs: number[] = []
       const engineMs: number[] = []
-      commitClock.take()
+      await startPart()
       // One bare buy, then one engine buy, and so on: both see the same minutes of a shared
       // machine, whose speed drifts by a quarter over a run (one at a time: they never overlap).
       for (let i = 0; i < warmup + trades; i++) {
@@ -196,7 +219,7 @@ try {
           progress(`execution ${execution.id} ended ${execution.state}: ${execution.reason}`)
         else if (i >= warmup) engineMs.push(performance.now() - started)
       }
-      addOverhead('one at a time', bench)
+      await addOverhead('one at a time', bench)
       bareMean.set(chain.chainId, mean(bareMs))
       report.sequentialRatio[chain.chainId] = mean(engineMs) / mean(bareMs)
       report.perChain.push({ chainId: chain.chainId, bareMs, engineMs })
@@ -206,12 +229,12 @@ try {
       `throughput: ${concurrent} intents at once on chain ${withRouter.chainId}, ${wallets} engine wallets`,
     )
     const throughputEngine = await engineFor([withRouter], concurrent, undefined, sandbox.url, wallets)
-    commitClock.take()
+    await startPart()
     const oneChain = await runAll(
       throughputEngine,
       Array.from({ length: concurrent }, () => intentFor(withRouter)),
     )
-    addOverhead(`${concurrent} at once, one chain`, throughputEngine)
+    await addOverhead(`${concurrent} at once, one chain`, throughputEngine)
     const engineTps = oneChain.confirmed / (oneChain.wallMs / 1000)
     const bareTps = 1000 / (bareMean.get(withRouter.chainId) ?? Number.NaN)
     report.throughput = { engineTps, bareTps, confirmed: oneChain.confirmed, intents: concurrent }
@@ -233,12 +256,12 @@ try {
     await Promise.all(workers.map(({ chain, taker }) => bareBuy(taker, chain, amountIn)))
     const bareWallMs = performance.now() - bareStarted
     const concurrencyEngine = await engineFor(both, concurrent, undefined, sandbox.url, wallets)
-    commitClock.take()
+    await startPart()
     const engineRun = await runAll(
       concurrencyEngine,
       Array.from({ length: concurrent }, (_, i) => intentFor(both[i % 2] as LocalChain)),
     )
-    addOverhead(`${concurrent} at once, both chains`, concurrencyEngine)
+    await addOverhead(`${concurrent} at once, both chains`, concurrencyEngine)
     const engineConcurrentTps = engineRun.confirmed / (engineRun.wallMs / 1000)
     const bareConcurrentTps = concurrent / (bareWallMs / 1000)
     report.concurrency = {
@@ -290,7 +313,7 @@ try {
   if (scenarios.has('memory')) {
     progress(`memory: ${memoryExecutions} executions in a row on chain ${withRouter.chainId}`)
     const bench = await engineFor([withRouter], memoryExecutions)
-    commitClock.take()
+    await startPart()
     const gc = (globalThis as { gc?: () => void }).gc
     const rss = () => {
       gc?.()
@@ -304,7 +327,7 @@ try {
         progress(`memory: ${i} executions, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`)
     }
     const atEnd = rss()
-    addOverhead('memory run, one at a time', bench)
+    await addOverhead('memory run, one at a time', bench)
     report.memory = {
       executions: memoryExecutions,
       rssAfterFirstThousandMiB: afterFirstThousand / 2 ** 20,
@@ -318,26 +341,38 @@ try {
   report.overheadP50Ms = percentile(overhead, 50)
   report.overheadP99Ms = percentile(overhead, 99)
   report.overheadByRun = Object.fromEntries(
-    [...overheadByRun].map(([part, { total, toPrepared, toHandOver, commits }]) => [
-      part,
-      {
-        executions: total.length,
-        p50Ms: percentile(total, 50),
-        p99Ms: percentile(total, 99),
-        maxMs: Math.max(...total),
-        toPreparedP50Ms: percentile(toPrepared, 50),
-        toPreparedP99Ms: percentile(toPrepared, 99),
-        toHandOverP50Ms: percentile(toHandOver, 50),
-        toHandOverP99Ms: percentile(toHandOver, 99),
-        commits: {
-          count: commits.length,
-          p50Ms: percentile(commits, 50),
-          p99Ms: percentile(commits, 99),
-          maxMs: Math.max(0, ...commits),
-          over5Ms: commits.filter((ms) => ms > 5).length,
+    [...overheadByRun].map(([part, { total, toPrepared, toHandOver, commits: timed, probes }]) => {
+      const commits = timed.map((commit) => commit.ms)
+      const fsyncs = probes.map((probe) => probe.ms)
+      return [
+        part,
+        {
+          executions: total.length,
+          p50Ms: percentile(total, 50),
+          p99Ms: percentile(total, 99),
+          maxMs: Math.max(...total),
+          toPreparedP50Ms: percentile(toPrepared, 50),
+          toPreparedP99Ms: percentile(toPrepared, 99),
+          toHandOverP50Ms: percentile(toHandOver, 50),
+          toHandOverP99Ms: percentile(toHandOver, 99),
+          commits: {
+            count: commits.length,
+            p50Ms: percentile(commits, 50),
+            p99Ms: percentile(commits, 99),
+            maxMs: Math.max(0, ...commits),
+            over5Ms: commits.filter((ms) => ms > 5).length,
+            over5MsInDiskStall: overlapping(timed, probes, 5),
+          },
+          diskProbe: diskProbe && {
+            count: fsyncs.length,
+            p50Ms: percentile(fsyncs, 50),
+            p99Ms: percentile(fsyncs, 99),
+            maxMs: Math.max(0, ...fsyncs),
+            over5Ms: fsyncs.filter((ms) => ms > 5).length,
+          },
         },
-      },
-    ]),
+      ]
+    }),
   )
   report.expiredSubmissions = outcomes.reduce((sum, o) => sum + o.expiredSubmissions, 0)
   report.reverts = outcomes.reduce((sum, o) => sum + o.reverts, 0)
@@ -346,6 +381,7 @@ try {
   else printReport(report)
 } finally {
   for (const bench of engines) await bench.close().catch(() => undefined)
+  await diskProbe?.stop().catch(() => undefined)
   await sandbox.stop()
   // --keep-ledgers: the run's SQLite ledgers stay, to read why an execution was slow or expired.
   if (args.includes('--keep-ledgers')) progress(`ledgers kept in ${ledgerDir}`)

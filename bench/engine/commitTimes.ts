@@ -1,10 +1,11 @@
 // How long the JS thread waits in each of the ledgers' COMMIT statements during bench:engine (the
 // WAL frames written and fsync'd; a checkpoint as well when SQLite runs it inside the commit).
 import Database from 'better-sqlite3'
+import type { TimedSample } from './diskProbe.js'
 
 export type CommitClock = {
-  /** The COMMIT durations, ms, since the last call (or the start). */
-  take(): number[]
+  /** The COMMITs since the last call (or the start): when each started (ms since the epoch) and its ms. */
+  take(): TimedSample[]
   /** Puts better-sqlite3's statement back as it was. */
   stop(): void
 }
@@ -17,7 +18,7 @@ export type CommitClock = {
  * const clock = timeCommits()
  * clock.take() // discard the set-up's commits
  * await run()
- * const commitsMs = clock.take()
+ * const commitsMs = clock.take().map((commit) => commit.ms)
  */
 export function timeCommits(): CommitClock {
   const probe = new Database(':memory:')
@@ -26,14 +27,14 @@ export function timeCommits(): CommitClock {
   }
   probe.close()
   const run = statement.run
-  let samples: number[] = []
+  let samples: TimedSample[] = []
   statement.run = function timedRun(this: { source: string }, ...args: unknown[]) {
     if (this.source !== 'COMMIT') return run.apply(this, args)
     const started = performance.now()
     try {
       return run.apply(this, args)
     } finally {
-      samples.push(performance.now() - started)
+      samples.push({ atMs: performance.timeOrigin + started, ms: performance.now() - started })
     }
   }
   return {

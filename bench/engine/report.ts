@@ -31,7 +31,17 @@ export type BenchReport = {
       toHandOverP50Ms: number
       toHandOverP99Ms: number
       /** The ledger COMMITs of the part, ms (the JS thread waits for each: WAL writes, fsync, an inline checkpoint). */
-      commits: { count: number; p50Ms: number; p99Ms: number; maxMs: number; over5Ms: number }
+      commits: {
+        count: number
+        p50Ms: number
+        p99Ms: number
+        maxMs: number
+        over5Ms: number
+        /** Of those over 5 ms, how many overlapped a disk probe fsync over 5 ms: the disk stalled. */
+        over5MsInDiskStall: number
+      }
+      /** The disk probe's fsyncs in the part (bench/engine/diskProbe.ts); absent with --no-disk-probe. */
+      diskProbe?: { count: number; p50Ms: number; p99Ms: number; maxMs: number; over5Ms: number } | undefined
     }
   >
   /** Engine trades/s on one chain (intents at once) over the bare path run in a row. */
@@ -156,7 +166,8 @@ export function printReport(report: BenchReport): void {
         'max',
         'quote → simulated p50 / p99',
         'simulated → handed over p50 / p99',
-        'ledger commits: n, p50 / p99 / max, over 5 ms',
+        'ledger commits: n, p50 / p99 / max, over 5 ms (in a disk stall)',
+        'disk probe fsyncs: n, p50 / p99 / max, over 5 ms',
       ],
       Object.entries(report.overheadByRun).map(([part, o]) => [
         part,
@@ -166,7 +177,10 @@ export function printReport(report: BenchReport): void {
         fixed(o.maxMs, 1),
         `${fixed(o.toPreparedP50Ms, 1)} / ${fixed(o.toPreparedP99Ms, 1)}`,
         `${fixed(o.toHandOverP50Ms, 1)} / ${fixed(o.toHandOverP99Ms, 1)}`,
-        `${o.commits.count}, ${fixed(o.commits.p50Ms, 1)} / ${fixed(o.commits.p99Ms, 1)} / ${fixed(o.commits.maxMs, 0)}, ${o.commits.over5Ms}`,
+        `${o.commits.count}, ${fixed(o.commits.p50Ms, 1)} / ${fixed(o.commits.p99Ms, 1)} / ${fixed(o.commits.maxMs, 0)}, ${o.commits.over5Ms} (${o.diskProbe ? o.commits.over5MsInDiskStall : '—'})`,
+        o.diskProbe
+          ? `${o.diskProbe.count}, ${fixed(o.diskProbe.p50Ms, 1)} / ${fixed(o.diskProbe.p99Ms, 1)} / ${fixed(o.diskProbe.maxMs, 0)}, ${o.diskProbe.over5Ms}`
+          : 'off',
       ]),
     )
   }
