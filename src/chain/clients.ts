@@ -79,6 +79,8 @@ export type ChainClients<account extends Account | undefined = Account | undefin
    * chain's wallets made in one turn share a batch request.
    */
   walletClientFor<other extends Account>(account: other): WalletClient<HttpTransport, Chain, other>
+  /** Resolves once the public client's calls made so far are sent (batchingFetch.ts, `sendQueued`). */
+  sendQueuedReads(): Promise<void>
 }
 
 /**
@@ -118,13 +120,14 @@ export function createChainClients<account extends Account | undefined = undefin
     rpcBatchSize = 20,
   } = parameters
   const chain = defineRpcChain({ chainId, rpcUrl, name })
+  const readFetch = createBatchingFetch(boundedFetch(maxConcurrentReads), { maxBatchSize: rpcBatchSize })
   const publicClient = createPublicClient({
     chain,
     transport: http(rpcUrl, {
       timeout: timeoutMs,
       retryCount: readRetryCount,
       retryDelay: readRetryDelayMs,
-      fetchFn: createBatchingFetch(boundedFetch(maxConcurrentReads), { maxBatchSize: rpcBatchSize }),
+      fetchFn: readFetch,
     }),
   })
   const sendTransport = http(rpcUrl, {
@@ -135,7 +138,13 @@ export function createChainClients<account extends Account | undefined = undefin
   const walletClientFor = <other extends Account>(other: other) =>
     createWalletClient({ account: other, chain, transport: sendTransport })
   const walletClient = account ? walletClientFor(account) : undefined
-  return { chain, publicClient, walletClient, walletClientFor } as ChainClients<account>
+  return {
+    chain,
+    publicClient,
+    walletClient,
+    walletClientFor,
+    sendQueuedReads: readFetch.sendQueued,
+  } as ChainClients<account>
 }
 
 /** A `fetch` (Node's HTTP client, see nodeFetch.ts) with at most `concurrency` requests in flight; the others wait their turn in order. */

@@ -52,6 +52,8 @@ export type ChainRuntime = GuardChain & {
   rpcUrl: string
   asset: { address: Address; decimals: number; symbol: string }
   publicClient: PublicClient<HttpTransport, Chain>
+  /** Resolves once the public client's calls made so far are sent: work awaited after it overlaps the node's answer. */
+  sendQueuedReads: () => Promise<void>
   /** Rolling broadcast-to-receipt estimate, replaced after each receipt. */
   inclusion: InclusionTimes
   /** When each execute was broadcast (Unix ms), until its inclusion is observed. */
@@ -160,6 +162,7 @@ export async function createChainRuntimes(
       knownExecutors: [],
       asset: { address: assetAddress, decimals: assetDecimalsOf(decimals), symbol: info.defaultAsset },
       publicClient: clients.publicClient,
+      sendQueuedReads: clients.sendQueuedReads,
       inclusion: createInclusionTimes({
         defaultMs: config.defaultInclusionMs ?? 4_000,
         maxAgeMs: 10 * 60_000,

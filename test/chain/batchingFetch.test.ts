@@ -42,6 +42,31 @@ describe('createBatchingFetch', () => {
     expect(fetchFn.stats()).toMatchObject({ requests: 1, batchedCalls: 4, refusedBy: [] })
   })
 
+  it('sendQueued hands the calls made so far to the HTTP client before the work awaited after it, in one batch', async () => {
+    const proxy = await countingProxy(chain.rpcUrl)
+    servers.push(proxy)
+    const { client, fetchFn } = clientOver(proxy.url, chain.chainId)
+    // The calls are made a promise step later, as the engine's simulation is (after the allowance
+    // layout's lookup): the turn's own flush is then queued after sendQueued's immediate, and without
+    // sendQueued's own flush nothing would have left by the line after the await.
+    const answers = (async () => {
+      await Promise.resolve()
+      return Promise.all([
+        client.getBlockNumber({ cacheTime: 0 }),
+        client.getBalance({ address: chain.payerAddress }),
+      ])
+    })()
+    await fetchFn.sendQueued()
+    expect(fetchFn.stats()).toMatchObject({ requests: 1, batchedCalls: 2 })
+    await answers
+    // The turn's flush found nothing left: still one request.
+    expect(fetchFn.stats()).toMatchObject({ requests: 1, batchedCalls: 2 })
+    expect(proxy.requests()).toBe(1)
+    // Nothing queued: it resolves all the same.
+    await fetchFn.sendQueued()
+    expect(fetchFn.stats().requests).toBe(1)
+  })
+
   it('sends a call made alone at once, as a plain request; maxBatchSize splits a large turn', async () => {
     const proxy = await countingProxy(chain.rpcUrl)
     servers.push(proxy)
