@@ -13,7 +13,7 @@
 //               revert, all terminal
 //   memory      executions in a row: resident memory of this process (engine, ledger, viem; not the
 //               sandbox service, which lives in the child) after the first thousand and at the end
-// Run: npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 40]
+// Run: npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 200]
 //      [--warmup 2] [--concurrent 40] [--wallets 4] [--max-quotes-in-flight 4]
 //      [--keep-ledgers] [--latency-intents 500] [--memory-executions 10000]
 //      [--wal-checkpoints background|inline] [--ledger-dir DIR] [--no-disk-probe]
@@ -42,7 +42,8 @@ const number = (name: string, fallback: number, max: number) => {
     throw new Error(`--${name} must be a whole number from 1 to ${max}`)
   return value
 }
-const trades = number('trades', 40, 1_000)
+// 200 a chain: one disk stall of a few hundred ms among 40 moved a chain's mean by a third.
+const trades = number('trades', 200, 1_000)
 const warmup = number('warmup', 2, 50)
 const concurrent = number('concurrent', 40, 1_000)
 const wallets = number('wallets', 4, 32)
