@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { privateKeyToFastAccount } from '../../src/chain/privateKeyToFastAccount.js'
 
 describe('privateKeyToFastAccount', () => {
-  it("signs transactions to the very bytes viem's account signs, and they recover to its address", async () => {
+  it("signs transactions to the very bytes viem's account signs (awaited or synchronously), and they recover to its address", async () => {
     const privateKey = generatePrivateKey()
     const viemAccount = privateKeyToAccount(privateKey)
     const fast = privateKeyToFastAccount(privateKey)
@@ -34,6 +34,8 @@ describe('privateKeyToFastAccount', () => {
           }
           const raw = await fast.signTransaction(transaction)
           expect(raw).toBe(await viemAccount.signTransaction(transaction))
+          // The transaction manager's synchronous path: the same bytes.
+          expect(fast.signTransactionSync(transaction)).toBe(raw)
           expect(await recoverTransactionAddress({ serializedTransaction: raw as `0x02${string}` })).toBe(
             viemAccount.address,
           )
