@@ -14,11 +14,10 @@
 //   memory      executions in a row: resident memory of this process (engine, ledger, viem; not the
 //               sandbox service, which lives in the child) after the first thousand and at the end
 // Run: npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 200]
-//      [--warmup 2] [--concurrent 40] [--wallets 4] [--max-quotes-in-flight 4]
+//      [--warmup 2] [--concurrent 40] [--rounds 1] [--wallets 4] [--max-quotes-in-flight 4]
 //      [--keep-ledgers] [--latency-intents 500] [--memory-executions 10000]
 //      [--wal-checkpoints background|inline] [--ledger-dir DIR] [--no-disk-probe]
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { privateKeyToFastAccount } from '../src/chain/privateKeyToFastAccount.js'
 import type { SwapIntent } from '../src/engine/index.js'
@@ -29,52 +28,31 @@ import { timeCommits } from './engine/commitTimes.js'
 import { startDelayProxy } from './engine/delayProxy.js'
 import { type DiskProbe, overlapping, startDiskProbe, type TimedSample } from './engine/diskProbe.js'
 import { type BenchEngine, ledgerOutcomes, openBenchEngine } from './engine/enginePath.js'
+import { parseEngineBenchOptions } from './engine/options.js'
 import { type BenchReport, mean, percentile, printReport } from './engine/report.js'
 import { startSandboxProcess } from './engine/sandboxProcess.js'
 
-const args = process.argv.slice(2)
-const json = args.includes('--json')
-const number = (name: string, fallback: number, max: number) => {
-  const at = args.indexOf(`--${name}`)
-  if (at < 0) return fallback
-  const value = Number(args[at + 1])
-  if (!Number.isInteger(value) || value < 1 || value > max)
-    throw new Error(`--${name} must be a whole number from 1 to ${max}`)
-  return value
-}
-// 200 a chain: one disk stall of a few hundred ms among 40 moved a chain's mean by a third.
-const trades = number('trades', 200, 1_000)
-const warmup = number('warmup', 2, 50)
-const concurrent = number('concurrent', 40, 1_000)
-const wallets = number('wallets', 4, 32)
-/** The engine's execution.maxQuotesInFlight; unset: the engine's default. */
-const maxQuotesInFlight = args.includes('--max-quotes-in-flight')
-  ? number('max-quotes-in-flight', 4, 1_000)
-  : undefined
-const latencyIntents = number('latency-intents', 500, 5_000)
-/** The ledgers' WAL checkpoints: in a worker thread (the default) or inside commits (SQLite's own). */
-const walCheckpointsAt = args.indexOf('--wal-checkpoints')
-const walCheckpoints = walCheckpointsAt < 0 ? 'background' : args[walCheckpointsAt + 1]
-if (walCheckpoints !== 'background' && walCheckpoints !== 'inline')
-  throw new Error('--wal-checkpoints must be background or inline')
-const memoryExecutions = number('memory-executions', 10_000, 100_000)
-const scenarioAt = args.indexOf('--scenarios')
-const scenarios = new Set(
-  (scenarioAt >= 0 ? (args[scenarioAt + 1] ?? '') : 'sequential,latency,memory').split(','),
-)
-for (const scenario of scenarios)
-  if (!['sequential', 'latency', 'memory'].includes(scenario))
-    throw new Error(`--scenarios: unknown scenario ${scenario}; use sequential, latency, memory`)
+const {
+  json,
+  trades,
+  warmup,
+  concurrent,
+  rounds,
+  wallets,
+  maxQuotesInFlight,
+  latencyIntents,
+  walCheckpoints,
+  memoryExecutions,
+  scenarios,
+  ledgerParent,
+  keepLedgers,
+  diskProbe: withDiskProbe,
+} = parseEngineBenchOptions(process.argv.slice(2))
 const amountIn = '300'
 const progress = (message: string) => process.stderr.write(`[bench:engine] ${message}\n`)
 
 /** The sandbox key's rate: the bench runs many wallets on one key. */
 const serviceRequestsPerSecond = 5_000
-/** Where the engines' ledger files go (default the OS temp folder): the disk's fsync is in every commit. */
-const ledgerDirAt = args.indexOf('--ledger-dir')
-const ledgerParent = ledgerDirAt < 0 ? tmpdir() : args[ledgerDirAt + 1]
-if (!ledgerParent || !existsSync(ledgerParent))
-  throw new Error(`--ledger-dir: ${ledgerParent ?? '(missing)'} is not an existing folder`)
 const ledgerDir = mkdtempSync(join(ledgerParent, 'stockroute-bench-engine-'))
 progress('starting local chains and the sandbox service in a child process')
 const sandbox = await startSandboxProcess({ requestsPerSecond: serviceRequestsPerSecond }).catch(
@@ -85,9 +63,9 @@ const sandbox = await startSandboxProcess({ requestsPerSecond: serviceRequestsPe
 )
 progress(`sandbox child ${sandbox.pid} ready: service at ${sandbox.url}`)
 /** The disk's own fsync latency beside the ledgers' commits (bench/engine/diskProbe.ts); off with --no-disk-probe. */
-const diskProbe: DiskProbe | undefined = args.includes('--no-disk-probe')
-  ? undefined
-  : await startDiskProbe(join(ledgerDir, 'disk-probe.bin'))
+const diskProbe: DiskProbe | undefined = withDiskProbe
+  ? await startDiskProbe(join(ledgerDir, 'disk-probe.bin'))
+  : undefined
 const engines: BenchEngine[] = []
 /** Quote → broadcast, ms, of the executions on loopback (sequential, throughput, concurrency, memory). */
 const overhead: number[] = []
@@ -112,7 +90,8 @@ const startPart = async () => {
   commitClock.take()
   await diskProbe?.take()
 }
-const addOverhead = async (part: string, bench: BenchEngine) => {
+/** `commits`: the part's own, when it was taken in pieces (rounds with set-up between them). */
+const addOverhead = async (part: string, bench: BenchEngine, commits = commitClock.take()) => {
   const run = overheadByRun.get(part) ?? {
     total: [],
     toPrepared: [],
@@ -123,7 +102,7 @@ const addOverhead = async (part: string, bench: BenchEngine) => {
   run.total.push(...bench.overheadMs)
   run.toPrepared.push(...bench.toPreparedMs)
   run.toHandOver.push(...bench.toHandOverMs)
-  run.commits.push(...commitClock.take())
+  run.commits.push(...commits)
   run.probes.push(...((await diskProbe?.take()) ?? []))
   overheadByRun.set(part, run)
 }
@@ -139,6 +118,7 @@ const report: BenchReport = {
   trades,
   warmup,
   concurrent,
+  rounds,
   wallets,
   sequentialRatio: {},
   intents: 0,
@@ -227,49 +207,70 @@ try {
     }
 
     progress(
-      `throughput: ${concurrent} intents at once on chain ${withRouter.chainId}, ${wallets} engine wallets`,
+      `throughput: ${rounds} × ${concurrent} intents at once on chain ${withRouter.chainId}, ${wallets} engine wallets`,
     )
-    const throughputEngine = await engineFor([withRouter], concurrent, undefined, sandbox.url, wallets)
+    const throughputEngine = await engineFor(
+      [withRouter],
+      concurrent * rounds,
+      undefined,
+      sandbox.url,
+      wallets,
+    )
     await startPart()
-    const oneChain = await runAll(
-      throughputEngine,
-      Array.from({ length: concurrent }, () => intentFor(withRouter)),
-    )
+    const oneChain = { confirmed: 0, wallMs: 0 }
+    for (let round = 0; round < rounds; round++) {
+      const burst = await runAll(
+        throughputEngine,
+        Array.from({ length: concurrent }, () => intentFor(withRouter)),
+      )
+      oneChain.confirmed += burst.confirmed
+      oneChain.wallMs += burst.wallMs
+    }
     await addOverhead(`${concurrent} at once, one chain`, throughputEngine)
     const engineTps = oneChain.confirmed / (oneChain.wallMs / 1000)
     const bareTps = 1000 / (bareMean.get(withRouter.chainId) ?? Number.NaN)
-    report.throughput = { engineTps, bareTps, confirmed: oneChain.confirmed, intents: concurrent }
+    report.throughput = { engineTps, bareTps, confirmed: oneChain.confirmed, intents: concurrent * rounds }
     report.throughputRatio = engineTps / bareTps
 
     progress(
-      `concurrency: ${concurrent} bare workers (a wallet each) against ${concurrent} intents at once, both chains`,
+      `concurrency: ${rounds} × ${concurrent} bare workers (a wallet each) against ${concurrent} intents at once, both chains, taking turns`,
     )
-    // Funded one after another: the sandbox's deployer mints, and its nonces are viem's to pick.
-    const workers: {
-      chain: LocalChain
-      taker: ReturnType<Awaited<ReturnType<typeof freshWallet>>['takerOn']>
-    }[] = []
-    for (let i = 0; i < concurrent; i++) {
-      const chain = both[i % 2] as LocalChain
-      workers.push({ chain, taker: (await freshWallet(sandbox, [chain], 1, amountIn)).takerOn(chain) })
-    }
-    const bareStarted = performance.now()
-    await Promise.all(workers.map(({ chain, taker }) => bareBuy(taker, chain, amountIn)))
-    const bareWallMs = performance.now() - bareStarted
-    const concurrencyEngine = await engineFor(both, concurrent, undefined, sandbox.url, wallets)
+    const concurrencyEngine = await engineFor(both, concurrent * rounds, undefined, sandbox.url, wallets)
+    let bareWallMs = 0
+    const engineRun = { confirmed: 0, wallMs: 0 }
+    const engineCommits: TimedSample[] = []
     await startPart()
-    const engineRun = await runAll(
-      concurrencyEngine,
-      Array.from({ length: concurrent }, (_, i) => intentFor(both[i % 2] as LocalChain)),
-    )
-    await addOverhead(`${concurrent} at once, both chains`, concurrencyEngine)
+    for (let round = 0; round < rounds; round++) {
+      // Funded one after another: the sandbox's deployer mints, and its nonces are viem's to pick.
+      const workers: {
+        chain: LocalChain
+        taker: ReturnType<Awaited<ReturnType<typeof freshWallet>>['takerOn']>
+      }[] = []
+      for (let i = 0; i < concurrent; i++) {
+        const chain = both[i % 2] as LocalChain
+        workers.push({ chain, taker: (await freshWallet(sandbox, [chain], 1, amountIn)).takerOn(chain) })
+      }
+      const bareStarted = performance.now()
+      await Promise.all(workers.map(({ chain, taker }) => bareBuy(taker, chain, amountIn)))
+      bareWallMs += performance.now() - bareStarted
+      // The engine's commits only: the funding above is set-up.
+      commitClock.take()
+      const burst = await runAll(
+        concurrencyEngine,
+        Array.from({ length: concurrent }, (_, i) => intentFor(both[i % 2] as LocalChain)),
+      )
+      engineCommits.push(...commitClock.take())
+      engineRun.confirmed += burst.confirmed
+      engineRun.wallMs += burst.wallMs
+    }
+    await addOverhead(`${concurrent} at once, both chains`, concurrencyEngine, engineCommits)
     const engineConcurrentTps = engineRun.confirmed / (engineRun.wallMs / 1000)
-    const bareConcurrentTps = concurrent / (bareWallMs / 1000)
+    const bareConcurrentTps = (concurrent * rounds) / (bareWallMs / 1000)
     report.concurrency = {
       engineTps: engineConcurrentTps,
       bareTps: bareConcurrentTps,
       confirmed: engineRun.confirmed,
-      intents: concurrent,
+      intents: concurrent * rounds,
     }
     report.concurrentRatio = engineConcurrentTps / bareConcurrentTps
   }
@@ -385,6 +386,6 @@ try {
   await diskProbe?.stop().catch(() => undefined)
   await sandbox.stop()
   // --keep-ledgers: the run's SQLite ledgers stay, to read why an execution was slow or expired.
-  if (args.includes('--keep-ledgers')) progress(`ledgers kept in ${ledgerDir}`)
+  if (keepLedgers) progress(`ledgers kept in ${ledgerDir}`)
   else rmSync(ledgerDir, { recursive: true, force: true })
 }

@@ -5,6 +5,8 @@ export type BenchReport = {
   trades: number
   warmup: number
   concurrent: number
+  /** Bursts of `concurrent` behind each of throughputRatio and concurrentRatio (absent: 1). */
+  rounds?: number
   /** Engine wallets per chain in the throughput and concurrency runs (the config's extra wallets). */
   wallets: number
   /** Per chain id: engine mean / bare mean, one execution end to end. */
@@ -102,6 +104,9 @@ function table(header: readonly string[], rows: readonly (readonly string[])[]) 
   console.log('')
 }
 
+/** "3 × " when each ratio came from several bursts, taking turns with the bare path's. */
+const bursts = (report: BenchReport) => ((report.rounds ?? 1) > 1 ? `${report.rounds} × ` : '')
+
 const fixed = (value: number | undefined, digits = 2) => (value === undefined ? '—' : value.toFixed(digits))
 
 /** The run as tables, with the targets beside the figures. */
@@ -140,12 +145,12 @@ export function printReport(report: BenchReport): void {
       ],
       ['overhead p50, ms', fixed(report.overheadP50Ms, 1), ''],
       [
-        `throughputRatio (${report.concurrent} intents on one chain, ${report.wallets} wallets / bare in a row)`,
+        `throughputRatio (${bursts(report)}${report.concurrent} intents on one chain, ${report.wallets} wallets / bare in a row)`,
         `${fixed(report.throughputRatio)} (${fixed(report.throughput?.engineTps, 1)} / ${fixed(report.throughput?.bareTps, 1)} trades/s)`,
         '≥ 2',
       ],
       [
-        `concurrentRatio (${report.concurrent} at once, ${report.wallets} wallets a chain / ${report.concurrent} bare workers)`,
+        `concurrentRatio (${bursts(report)}${report.concurrent} at once, ${report.wallets} wallets a chain / ${report.concurrent} bare workers)`,
         `${fixed(report.concurrentRatio)} (${fixed(report.concurrency?.engineTps, 1)} / ${fixed(report.concurrency?.bareTps, 1)} trades/s)`,
         '≥ 1',
       ],
