@@ -30,11 +30,10 @@ export type BatchingFetchStats = {
 export type BatchingFetch = typeof fetch & {
   stats(): BatchingFetchStats
   /**
-   * Resolves once the calls made so far have been handed to the HTTP client: as soon as the
-   * promise chains running now (viem's, between a call and its `fetch`) have drained, not at the
-   * end of the turn, after the other callbacks the loop has ready (in a burst, other executions'
-   * critical sections). CPU-bound work awaited after it overlaps the node's answer instead of
-   * delaying its question.
+   * Resolves once the calls made so far, this turn's included, have been handed to the HTTP
+   * client: after this turn's callbacks and their promise chains (viem's, between a call and its
+   * `fetch`), earlier than the turn's own flush would send them. CPU-bound work awaited after it
+   * overlaps the node's answer instead of delaying its question.
    */
   sendQueued(): Promise<void>
 }
@@ -153,12 +152,11 @@ export function createBatchingFetch(send: typeof fetch, options: BatchingFetchOp
   }
   return Object.assign(batchingFetch as unknown as typeof fetch, {
     stats: (): BatchingFetchStats => ({ ...stats, refusedBy: [...refused] }),
-    // A tick queued now runs once the promise chains running now (viem's, from a call to its
-    // `fetch`) have drained, before the loop takes any other callback or immediate; the flush it
-    // does leaves nothing for the turn's own (a no-op then).
+    // An immediate queued now runs after every promise chain started before it has settled or
+    // reached a `fetch`; the flush it does leaves nothing for the turn's own (a no-op then).
     sendQueued: () =>
       new Promise<void>((resolve) =>
-        process.nextTick(() => {
+        setImmediate(() => {
           for (const url of [...queues.keys()]) flush(url)
           resolve()
         }),

@@ -47,8 +47,8 @@ describe('createBatchingFetch', () => {
     servers.push(proxy)
     const { client, fetchFn } = clientOver(proxy.url, chain.chainId)
     // The calls are made a promise step later, as the engine's simulation is (after the allowance
-    // layout's lookup): without sendQueued's own flush nothing would have left by the line after
-    // the await (the turn's flush comes at the end of the turn).
+    // layout's lookup): the turn's own flush is then queued after sendQueued's immediate, and without
+    // sendQueued's own flush nothing would have left by the line after the await.
     const answers = (async () => {
       await Promise.resolve()
       return Promise.all([
