@@ -32,28 +32,14 @@ import { parseEngineBenchOptions } from './engine/options.js'
 import { type BenchReport, mean, percentile, printReport } from './engine/report.js'
 import { startSandboxProcess } from './engine/sandboxProcess.js'
 
-const {
-  json,
-  trades,
-  warmup,
-  concurrent,
-  rounds,
-  wallets,
-  maxQuotesInFlight,
-  latencyIntents,
-  walCheckpoints,
-  memoryExecutions,
-  scenarios,
-  ledgerParent,
-  keepLedgers,
-  diskProbe: withDiskProbe,
-} = parseEngineBenchOptions(process.argv.slice(2))
+const options = parseEngineBenchOptions(process.argv.slice(2))
+const { trades, warmup, concurrent, rounds, wallets } = options
 const amountIn = '300'
 const progress = (message: string) => process.stderr.write(`[bench:engine] ${message}\n`)
 
 /** The sandbox key's rate: the bench runs many wallets on one key. */
 const serviceRequestsPerSecond = 5_000
-const ledgerDir = mkdtempSync(join(ledgerParent, 'stockroute-bench-engine-'))
+const ledgerDir = mkdtempSync(join(options.ledgerParent, 'stockroute-bench-engine-'))
 progress('starting local chains and the sandbox service in a child process')
 const sandbox = await startSandboxProcess({ requestsPerSecond: serviceRequestsPerSecond }).catch(
   (error: unknown) => {
@@ -63,7 +49,7 @@ const sandbox = await startSandboxProcess({ requestsPerSecond: serviceRequestsPe
 )
 progress(`sandbox child ${sandbox.pid} ready: service at ${sandbox.url}`)
 /** The disk's own fsync latency beside the ledgers' commits (bench/engine/diskProbe.ts); off with --no-disk-probe. */
-const diskProbe: DiskProbe | undefined = withDiskProbe
+const diskProbe: DiskProbe | undefined = options.diskProbe
   ? await startDiskProbe(join(ledgerDir, 'disk-probe.bin'))
   : undefined
 const engines: BenchEngine[] = []
@@ -123,7 +109,7 @@ const report: BenchReport = {
   sequentialRatio: {},
   intents: 0,
   sandbox: `child process (anvil chains + service, API key ${serviceRequestsPerSecond} requests/s)`,
-  ledger: `SQLite files in ${ledgerDir}, synchronous=FULL, WAL checkpoints ${walCheckpoints === 'background' ? 'in a worker thread' : 'inside commits'}`,
+  ledger: `SQLite files in ${ledgerDir}, synchronous=FULL, WAL checkpoints ${options.walCheckpoints === 'background' ? 'in a worker thread' : 'inside commits'}`,
 }
 try {
   const withRouter = sandbox.chains.find((chain) => chain.platformRouterAddress !== null)
@@ -163,8 +149,9 @@ try {
       extraAccounts: extra.map((w) => privateKeyToFastAccount(w.privateKey)),
       chains: sandbox.chains,
       rpcUrlOf,
-      settings: maxQuotesInFlight === undefined ? {} : { maxQuotesInFlight },
-      walCheckpoints,
+      settings:
+        options.maxQuotesInFlight === undefined ? {} : { maxQuotesInFlight: options.maxQuotesInFlight },
+      walCheckpoints: options.walCheckpoints,
     })
     engines.push(bench)
     return bench
@@ -176,7 +163,7 @@ try {
     return { wallMs, confirmed: outcomes.filter((o) => o.execution.state === 'confirmed').length }
   }
 
-  if (scenarios.has('sequential')) {
+  if (options.scenarios.has('sequential')) {
     const bareMean = new Map<number, number>()
     report.perChain = []
     for (const chain of both) {
@@ -276,9 +263,9 @@ try {
   }
 
   await closeEngines()
-  if (scenarios.has('latency')) {
+  if (options.scenarios.has('latency')) {
     progress(
-      `latency: ${latencyIntents} intents over both chains, +150 ms per RPC call, +200 ms per service call`,
+      `latency: ${options.latencyIntents} intents over both chains, +150 ms per RPC call, +200 ms per service call`,
     )
     const proxies: RpcFaultProxy[] = await Promise.all(
       both.map((chain) => startRpcFaultProxy({ upstream: chain.rpcUrl, seed: chain.chainId })),
@@ -289,16 +276,16 @@ try {
       const proxyOf = new Map(both.map((chain, i) => [chain.chainId, proxies[i]?.url ?? chain.rpcUrl]))
       const bench = await engineFor(
         both,
-        latencyIntents,
+        options.latencyIntents,
         (chain) => proxyOf.get(chain.chainId) ?? chain.rpcUrl,
         serviceProxy.url,
       )
       const run = await runAll(
         bench,
-        Array.from({ length: latencyIntents }, (_, i) => intentFor(both[i % 2] as LocalChain)),
+        Array.from({ length: options.latencyIntents }, (_, i) => intentFor(both[i % 2] as LocalChain)),
       )
       report.latency = {
-        intents: latencyIntents,
+        intents: options.latencyIntents,
         wallMs: run.wallMs,
         confirmed: run.confirmed,
         overheadP50Ms: percentile(bench.overheadMs, 50),
@@ -312,9 +299,9 @@ try {
   }
 
   await closeEngines(latencyOverhead)
-  if (scenarios.has('memory')) {
-    progress(`memory: ${memoryExecutions} executions in a row on chain ${withRouter.chainId}`)
-    const bench = await engineFor([withRouter], memoryExecutions)
+  if (options.scenarios.has('memory')) {
+    progress(`memory: ${options.memoryExecutions} executions in a row on chain ${withRouter.chainId}`)
+    const bench = await engineFor([withRouter], options.memoryExecutions)
     await startPart()
     const gc = (globalThis as { gc?: () => void }).gc
     const rss = () => {
@@ -322,16 +309,16 @@ try {
       return process.memoryUsage().rss
     }
     let afterFirstThousand = 0
-    for (let i = 1; i <= memoryExecutions; i++) {
+    for (let i = 1; i <= options.memoryExecutions; i++) {
       await bench.engine.execute(intentFor(withRouter))
-      if (i === Math.min(1_000, memoryExecutions)) afterFirstThousand = rss()
+      if (i === Math.min(1_000, options.memoryExecutions)) afterFirstThousand = rss()
       if (i % 1_000 === 0)
         progress(`memory: ${i} executions, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`)
     }
     const atEnd = rss()
     await addOverhead('memory run, one at a time', bench)
     report.memory = {
-      executions: memoryExecutions,
+      executions: options.memoryExecutions,
       rssAfterFirstThousandMiB: afterFirstThousand / 2 ** 20,
       rssAtEndMiB: atEnd / 2 ** 20,
       growth: atEnd / afterFirstThousand - 1,
@@ -379,13 +366,13 @@ try {
   report.expiredSubmissions = outcomes.reduce((sum, o) => sum + o.expiredSubmissions, 0)
   report.reverts = outcomes.reduce((sum, o) => sum + o.reverts, 0)
   report.unfinished = outcomes.reduce((sum, o) => sum + o.unfinished, 0)
-  if (json) process.stdout.write(`${JSON.stringify(report)}\n`)
+  if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`)
   else printReport(report)
 } finally {
   for (const bench of engines) await bench.close().catch(() => undefined)
   await diskProbe?.stop().catch(() => undefined)
   await sandbox.stop()
   // --keep-ledgers: the run's SQLite ledgers stay, to read why an execution was slow or expired.
-  if (keepLedgers) progress(`ledgers kept in ${ledgerDir}`)
+  if (options.keepLedgers) progress(`ledgers kept in ${ledgerDir}`)
   else rmSync(ledgerDir, { recursive: true, force: true })
 }
