@@ -32,6 +32,7 @@ import { assertStockrouteFile, checkReadonlyVersion, migrate } from './schemaVer
 import { createStorageFaultMonitor, observeErrors, type StorageFault } from './storageFault.js'
 import { createStrategySwitchesRepository, type StrategySwitchesRepository } from './strategySwitches.js'
 import { createTransactionsRepository, type TransactionsRepository } from './transactions.js'
+import { useWalJournal } from './useWalJournal.js'
 import { startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js'
 
 export type OpenLedgerParameters = {
@@ -217,15 +218,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
         cause: error,
       })
     }
-    if (!readonly) {
-      const mode = db.pragma('journal_mode = WAL', { simple: true })
-      if (mode !== 'wal')
-        throw new LedgerError({
-          code: 'LEDGER_OPEN_FAILED',
-          shortMessage: `The ledger ${path} cannot use a WAL journal (got ${String(mode)}): use a file on a local disk, not :memory: or a network share.`,
-          details: { path, journalMode: mode },
-        })
-    }
+    if (!readonly) useWalJournal({ db, path, timeoutMs: timeout })
     db.pragma('synchronous = FULL')
     db.pragma('foreign_keys = ON')
     const schemaVersion = readonly
