@@ -7,6 +7,7 @@ import {
   type TypedDataDomain,
   toBytes,
 } from 'viem'
+import { keccak256Fast } from '../domain/keccak256Fast.js'
 import { routerQuoteTypes, type SignedQuoteStruct } from '../domain/routerQuote.js'
 
 /** `keccak256("Quote(bytes32 quoteId,address stockToken,…)")`, once: the type has no struct members. */
@@ -43,10 +44,10 @@ export class RouterQuoteEncodingError extends Error {
  */
 export function hashRouterQuote(domain: TypedDataDomain, quote: SignedQuoteStruct): Hex {
   if (typeof quote.isBuy !== 'boolean') throw new RouterQuoteEncodingError('isBuy must be a boolean')
-  const structHash = keccak256(
+  const structHash = keccak256Fast(
     `0x${quoteTypeHash}${bytes32Of(quote.quoteId)}${addressWordOf(quote.stockToken, 'stockToken')}${addressWordOf(quote.assetToken, 'assetToken')}${quote.isBuy ? oneWord : zeroWord}${uint256Of(quote.amountIn, 'amountIn')}${uint256Of(quote.amountOut, 'amountOut')}${uint256Of(quote.feeAmount, 'feeAmount')}${uint256Of(quote.expiresAt, 'expiresAt')}`,
   )
-  return keccak256(`0x1901${separatorOf(domain)}${structHash.slice(2)}`)
+  return keccak256Fast(`0x1901${separatorOf(domain)}${structHash.slice(2)}`)
 }
 
 function separatorOf(domain: TypedDataDomain): string {

@@ -3,7 +3,6 @@ import {
   bytesToHex,
   type Hex,
   hexToBytes,
-  keccak256,
   type LocalAccount,
   type PrivateKeyAccount,
   type Signature,
@@ -12,6 +11,7 @@ import {
   type TransactionSerializable,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { keccak256Fast } from '../domain/keccak256Fast.js'
 
 /** A private-key account that can also sign a transaction without awaiting anything. */
 export type FastAccount = PrivateKeyAccount & {
@@ -60,7 +60,7 @@ export function privateKeyToFastAccount(privateKey: Hex): FastAccount {
   const signableOf = <transaction extends TransactionSerializable>(transaction: transaction) =>
     transaction.type === 'eip4844' ? { ...transaction, sidecars: false as const } : transaction
   const signTransactionSync = (transaction: TransactionSerializable): Hex =>
-    serializeTransaction(transaction, signHash(keccak256(serializeTransaction(signableOf(transaction)))))
+    serializeTransaction(transaction, signHash(keccak256Fast(serializeTransaction(signableOf(transaction)))))
   return {
     ...account,
     async sign({ hash }) {
@@ -68,7 +68,7 @@ export function privateKeyToFastAccount(privateKey: Hex): FastAccount {
     },
     async signTransaction(transaction, { serializer } = {}) {
       if (!serializer) return signTransactionSync(transaction)
-      const signature = signHash(keccak256(await serializer(signableOf(transaction))))
+      const signature = signHash(keccak256Fast(await serializer(signableOf(transaction))))
       return await serializer(transaction, signature)
     },
     signTransactionSync,

@@ -1,5 +1,6 @@
-import { type Hex, keccak256, type LocalAccount, type PublicClient, type WalletClient } from 'viem'
+import type { Hex, LocalAccount, PublicClient, WalletClient } from 'viem'
 import { signsSynchronously } from '../chain/privateKeyToFastAccount.js'
+import { keccak256Fast } from '../domain/keccak256Fast.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import { createBroadcastMarks } from './broadcastMarks.js'
@@ -145,7 +146,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
           from: address,
           nonce: nonce + offset,
           kind: request.kind,
-          hash: keccak256(raws[offset] as Hex),
+          hash: keccak256Fast(raws[offset] as Hex),
           raw: raws[offset] as Hex,
           replaces: input.replaces?.hash,
         }),
