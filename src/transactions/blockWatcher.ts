@@ -49,6 +49,13 @@ export type BlockWatcherListener = {
   }): Promise<void> | void
   /** A poll failed (the node is unreachable); the watcher keeps polling. */
   onError?(error: unknown): void
+  /**
+   * Whether a transaction of this listener still waits for its block. Asked after each poll while
+   * hurried: once no listener waits, the hurry ends and the head is polled at `pollMs` again (on a
+   * chain that mines at once, the polls of the rest of the hurry would only land in the next
+   * execution's quote window). Absent: always waiting, the hurry runs its course.
+   */
+  waiting?(): boolean
 }
 
 export type BlockWatcherParameters = {
@@ -198,6 +205,11 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
     void poll().finally(() => {
       if (stopped) return
       clearTimeout(timer)
+      // Nothing of ours waits for a block any more: the hurry has done its work.
+      if (performance.now() < hurriedUntil && listener.waiting?.() === false) {
+        hurriedUntil = 0
+        eagerUntil = 0
+      }
       // Hurried and a block came: another may follow at once (a chain that mines each transaction
       // in a block of its own, like anvil's automine), so look again right away.
       const now = performance.now()

@@ -49,6 +49,8 @@ export function createChainBlocks(parameters: {
           onError: (error) => {
             for (const one of listeners) one.onError?.(error)
           },
+          // The hurry lasts while any wallet's transaction waits for its block.
+          waiting: () => [...listeners].some((one) => one.waiting?.() ?? true),
         },
       })
       return () => {

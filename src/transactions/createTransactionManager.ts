@@ -359,6 +359,8 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         onReorg: (event) => followReorg(core, event),
         onError: (error) =>
           emit({ kind: 'error', message: `chain ${chainId}: block watcher: ${messageOf(error)}` }),
+        // Signed (not sent yet) and broadcast transactions wait for their blocks.
+        waiting: () => ledger.transactions.countUnresolvedTransactions(chainId, address) > 0,
       })
       recovering = recoverWallet(core, (step) => {
         recovery = step
