@@ -1,4 +1,4 @@
-import { type Address, type Hex, keccak256 } from 'viem'
+import type { Address, Hex } from 'viem'
 import { keccak256Fast } from '../domain/keccak256Fast.js'
 import {
   blockNumberToInteger,
@@ -233,11 +233,12 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
     if (typeof input.raw !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(input.raw))
       throw new LedgerInputError('raw', input.raw, 'is not a hex-encoded signed transaction.')
     const raw = input.raw.toLowerCase() as Hex
-    if (keccak256Fast(raw) !== hash)
+    const computed = keccak256Fast(raw)
+    if (computed !== hash)
       throw new TransactionRecordError({
         code: 'HASH_MISMATCH',
-        shortMessage: `Transaction hash ${hash} is not keccak256 of its raw bytes (${keccak256(raw)}): store the hash of exactly the bytes you send.`,
-        details: { chainId, hash, computed: keccak256(raw) },
+        shortMessage: `Transaction hash ${hash} is not keccak256 of its raw bytes (${computed}): store the hash of exactly the bytes you send.`,
+        details: { chainId, hash, computed },
       })
 
     const existing = selectByHash.get(chainId, hash)
