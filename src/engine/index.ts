@@ -7,6 +7,7 @@ export type {
   EngineContext,
   EngineHooks,
   EngineLogger,
+  EngineStageEvent,
   MarketPriceSource,
   TransactionStep,
 } from './context.js'

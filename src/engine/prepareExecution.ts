@@ -3,7 +3,7 @@ import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/ge
 import { ServiceBadRequestError, ServiceNotFoundError } from '../api/errors.js'
 import { toSignedQuoteStruct } from '../api/quoteStruct.js'
 import { executorAbi } from '../chain/abis.js'
-import { allowanceSlotOf } from '../chain/allowanceSlot.js'
+import { type AllowanceLayout, allowanceSlotOf } from '../chain/allowanceSlot.js'
 import { readAllowance } from '../chain/erc20.js'
 import { type SimulateExecuteReturnType, simulateExecute } from '../chain/simulateExecute.js'
 import type { ExecutionRecord } from '../store/executions.js'
@@ -86,6 +86,10 @@ export async function prepareExecution(
     chainId: chain.chainId,
     executionId: parameters.execution.id,
   })
+  // The allowance (and, once per token, its storage slot) is read while the quote is on its way:
+  // its answer is in hand when the quote arrives, and the node has just served a call when the
+  // simulation reaches it (a quiet node answers its first call after an idle spell slower).
+  const allowanceAhead = readAllowanceAhead(context, chain, wallet, token, signal)
   let priceReadAt = requestedAt
   let receivedAtMs = requestedAt
   // The quote's clock starts when it arrives, even if the market price beside it is still on its
@@ -132,7 +136,7 @@ export async function prepareExecution(
   // overlap. Its answer is used only if the guard accepts the quote (it is a read: nothing is sent).
   // Its request leaves first: begun alone, the guard's synchronous checks ran before the batch of
   // the turn was flushed, and the question waited for them (about 0.6 ms a quote).
-  const simulated = simulateWithApproval(context, chain, wallet, { reply, token, signal })
+  const simulated = simulateWithApproval(context, chain, wallet, { reply, token, allowanceAhead, signal })
   simulated.catch(() => undefined)
   await chain.sendQueuedReads()
   const verdict = await guardQuote({
@@ -202,10 +206,53 @@ export async function prepareExecution(
   }
 }
 
+/** The allowance on chain and the token's allowance slot, asked for before the quote arrives. */
+type AllowanceAhead = {
+  /** The token's allowance layout when an override will be tried (simulating, overrides on, or a dry run). */
+  layout: Promise<AllowanceLayout | undefined>
+  onChain: Promise<bigint>
+  /** The block watcher's head when the reading was asked for: the reading includes our transactions mined up to it. */
+  atBlock: bigint | undefined
+}
+
 /**
- * The allowance reading and ONE simulation of the execute with the allowance it will find. With
- * the token's allowance slot known, both leave at once (one batch request): the simulation
- * overrides the slot with the amount an approval would set, which covers the quote just as the
+ * Starts the allowance reading for an execution whose quote is being asked for. Both promises are
+ * awaited only once the quote is in hand: a quote that never comes leaves their answers (or
+ * failures) unread, which is harmless (they are reads).
+ */
+function readAllowanceAhead(
+  context: EngineContext,
+  chain: ChainRuntime,
+  wallet: ChainWallet,
+  token: Address,
+  signal: AbortSignal | undefined,
+): AllowanceAhead {
+  const { settings } = context
+  const owner = wallet.account.address
+  const spender = chain.executorAddress
+  // A dry run sends no approval to simulate after: it tries the override whatever the setting
+  // (a node that refuses overrides just yields no layout).
+  const layout =
+    settings.simulate && (settings.allowanceOverride || settings.dryRun)
+      ? chain.allowanceLayouts.layoutOf(token, owner, spender, { signal })
+      : Promise.resolve(undefined)
+  // Read at the block watcher's head, so that which of our transactions the reading includes is
+  // known exactly (those mined after it still count as pending).
+  const atBlock = wallet.transactions.head()
+  const onChain = readAllowance(
+    chain.publicClient,
+    { token, owner, spender, blockNumber: atBlock },
+    { signal },
+  )
+  layout.catch(() => undefined)
+  onChain.catch(() => undefined)
+  return { layout, onChain, atBlock }
+}
+
+/**
+ * ONE simulation of the execute with the allowance it will find, beside the allowance reading
+ * asked for with the quote. With the token's allowance slot known, the simulation leaves at once:
+ * it overrides the slot with the amount an approval would set, which covers the quote just as the
  * allowance the execute will find does (the reading or our pending approvals cover it, or the
  * approval planned in the critical section will). Without the slot, the execute is simulated after
  * the reading, as is, or not at all when an approval is needed (it goes first then). No simulation
@@ -215,7 +262,12 @@ async function simulateWithApproval(
   context: EngineContext,
   chain: ChainRuntime,
   wallet: ChainWallet,
-  parameters: { reply: GetRouterQuoteReturnType; token: Address; signal: AbortSignal | undefined },
+  parameters: {
+    reply: GetRouterQuoteReturnType
+    token: Address
+    allowanceAhead: AllowanceAhead
+    signal: AbortSignal | undefined
+  },
 ): Promise<{
   allowance: AllowanceReading
   data: Hex
@@ -224,7 +276,7 @@ async function simulateWithApproval(
   approveFirst: boolean
 }> {
   const { settings } = context
-  const { reply, token, signal } = parameters
+  const { reply, token, allowanceAhead, signal } = parameters
   const owner = wallet.account.address
   const spender = chain.executorAddress
   const needed = reply.quote.amountInUsed
@@ -235,12 +287,7 @@ async function simulateWithApproval(
     functionName: 'execute',
     args: [struct, reply.signature],
   })
-  // A dry run sends no approval to simulate after: it tries the override whatever the setting
-  // (a node that refuses overrides just yields no layout).
-  const layout =
-    settings.simulate && (settings.allowanceOverride || settings.dryRun)
-      ? await chain.allowanceLayouts.layoutOf(token, owner, spender, { signal })
-      : undefined
+  const layout = await allowanceAhead.layout
   const simulate = (override: bigint | undefined) =>
     simulateExecute(
       chain.publicClient,
@@ -258,17 +305,10 @@ async function simulateWithApproval(
       },
       { signal },
     )
-  // Read at the block watcher's head, so that which of our transactions the reading includes is
-  // known exactly (those mined after it still count as pending).
-  const atBlock = wallet.transactions.head()
-  const reading = readAllowance(
-    chain.publicClient,
-    { token, owner, spender, blockNumber: atBlock },
-    { signal },
-  )
+  const { atBlock } = allowanceAhead
   const early = layout ? simulate(target) : undefined
   early?.catch(() => undefined)
-  const onChain = await reading
+  const onChain = await allowanceAhead.onChain
   const allowance = await readAllowanceState(
     chain.publicClient,
     { token, owner, spender, needed, policy: settings.approvalPolicy, onChain, atBlock },

@@ -1,6 +1,6 @@
 // A loopback HTTP proxy that adds a fixed latency to every request before forwarding it: the
-// service seen from far away, for the latency scenario of bench:engine (the RPC side uses
-// rpcFaultProxy's delayMs).
+// service seen from far away, for the latency scenario of bench:engine and for tests of what the
+// engine does while a quote is in the air (the RPC side uses rpcFaultProxy's delayMs).
 import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
