@@ -11,8 +11,13 @@ export type AdmissionTicket = { leave(): void }
  * keeps each quote's own path short; the others wait before asking, not while holding a quote.
  */
 export type QuoteAdmission = {
-  /** Waits for a place (in order of arrival); rejects with the signal's reason if it aborts first. */
-  enter(signal?: AbortSignal): Promise<AdmissionTicket>
+  /**
+   * Waits for a place; rejects with the signal's reason if it aborts first. Waiters get in in order
+   * of arrival, except that a waiter whose `wallet` has nobody inside goes before those whose wallet
+   * has: two executions of one wallet inside at once queue for its critical section and its
+   * broadcasts (one bundle at a time), while another wallet's sit idle.
+   */
+  enter(signal?: AbortSignal, wallet?: string): Promise<AdmissionTicket>
   /** Executions let in now and waiting, the places now, and the bounds they move between. */
   status(): { inside: number; waiting: number; limit: number; floor: number; ceiling: number | undefined }
 }
@@ -61,23 +66,36 @@ export function createQuoteAdmission(options: QuoteAdmissionOptions): QuoteAdmis
   let adjustedAt = now()
   let timer: ReturnType<typeof setTimeout> | undefined
   let inside = 0
-  const waiting: { admit: () => void }[] = []
+  /** Executions inside, per wallet that said which it is. */
+  const insideOf = new Map<string, number>()
+  const waiting: { admit: () => void; wallet: string | undefined }[] = []
 
-  const ticket = (): AdmissionTicket => {
+  const ticket = (wallet: string | undefined): AdmissionTicket => {
     inside += 1
+    if (wallet !== undefined) insideOf.set(wallet, (insideOf.get(wallet) ?? 0) + 1)
     let left = false
     return {
       leave() {
         if (left) return
         left = true
         inside -= 1
+        if (wallet !== undefined) {
+          const remaining = (insideOf.get(wallet) ?? 1) - 1
+          if (remaining > 0) insideOf.set(wallet, remaining)
+          else insideOf.delete(wallet)
+        }
         adjust()
         admitWaiting()
       },
     }
   }
+  /** The first waiter whose wallet has nobody inside, else the first one. */
+  const nextWaiter = () => {
+    const idle = waiting.findIndex((entry) => entry.wallet === undefined || !insideOf.has(entry.wallet))
+    return waiting.splice(Math.max(idle, 0), 1)[0]
+  }
   const admitWaiting = () => {
-    while (waiting.length > 0 && inside < limit) waiting.shift()?.admit()
+    while (waiting.length > 0 && inside < limit) nextWaiter()?.admit()
   }
   const adjust = () => {
     if (ceiling === undefined || floor === ceiling) return
@@ -90,17 +108,18 @@ export function createQuoteAdmission(options: QuoteAdmissionOptions): QuoteAdmis
   }
 
   return {
-    enter(signal) {
+    enter(signal, wallet) {
       if (signal?.aborted) return Promise.reject(signal.reason)
-      if (ceiling === undefined) return Promise.resolve(ticket())
+      if (ceiling === undefined) return Promise.resolve(ticket(wallet))
       adjust()
       admitWaiting()
-      if (inside < limit && waiting.length === 0) return Promise.resolve(ticket())
+      if (inside < limit && waiting.length === 0) return Promise.resolve(ticket(wallet))
       return new Promise((resolve, reject) => {
         const entry = {
+          wallet,
           admit: () => {
             signal?.removeEventListener('abort', onAbort)
-            resolve(ticket())
+            resolve(ticket(wallet))
           },
         }
         const onAbort = () => {

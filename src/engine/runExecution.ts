@@ -71,7 +71,7 @@ async function runWatched(
         for (let round = 1; ; round++) {
           const current = context.ledger.executions.getExecution(execution.id) ?? execution
           // Left once the execute is handed to the node (submitPrepared), or here at the latest.
-          const ticket = await context.admission.enter(signal)
+          const ticket = await context.admission.enter(signal, wallet.account.address)
           try {
             return await quoteAndSubmit(context, chain, wallet, {
               execution: current,

@@ -44,6 +44,43 @@ describe('createQuoteAdmission', () => {
     expect(order).toEqual([3, 4, 5])
   })
 
+  it('lets in first a waiter whose wallet has nobody inside, then the others in order of arrival', async () => {
+    const { admission } = controlled(8)
+    const order: string[] = []
+    const enter = (name: string, wallet: string | undefined) =>
+      admission.enter(undefined, wallet).then((ticket) => {
+        order.push(name)
+        return ticket
+      })
+    const a0 = await enter('a0', 'A')
+    const b0 = await enter('b0', 'B')
+    const waiting = {
+      a1: enter('a1', 'A'),
+      a2: enter('a2', 'A'),
+      c1: enter('c1', 'C'),
+      any: enter('any', undefined),
+    }
+    expect(admission.status()).toMatchObject({ inside: 2, waiting: 4 })
+    // B leaves: A still has a0 inside, so C's waiter goes before A's two.
+    b0.leave()
+    await waiting.c1
+    expect(order).toEqual(['a0', 'b0', 'c1'])
+    // A leaves: its first waiter is next, before the waiter of no wallet that came after it.
+    a0.leave()
+    const a1 = await waiting.a1
+    expect(order.at(-1)).toBe('a1')
+    // A has a1 inside again: the waiter of no wallet goes before A's second one.
+    ;(await waiting.c1).leave()
+    const any = await waiting.any
+    expect(order.at(-1)).toBe('any')
+    // Only A's second waiter is left: it gets in though A has someone inside (no place stays empty).
+    any.leave()
+    ;(await waiting.a2).leave()
+    a1.leave()
+    expect(order).toEqual(['a0', 'b0', 'c1', 'a1', 'any', 'a2'])
+    expect(admission.status()).toMatchObject({ inside: 0, waiting: 0 })
+  })
+
   it('adds a place while the thread is idle with executions waiting, up to the ceiling; gives them back while it is busy', async () => {
     const { admission, later } = controlled(4)
     const entries = Array.from({ length: 6 }, () => admission.enter())
