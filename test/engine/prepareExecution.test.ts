@@ -8,7 +8,7 @@ import { useSandboxService } from '../helpers/sandboxService.js'
 
 // Stage one asks the node for the allowance (and, once per token, for its storage slot) while the
 // router quote is on its way, so that only the simulation is left for after the quote arrives.
-// The service sits behind a loopback proxy that holds every call 150 ms, and the router chain
+// The service sits behind a loopback proxy that holds every call 300 ms, and the router chain
 // behind a counting RPC proxy: what reached the node between asking for the quote and receiving it
 // is read from the proxy's counters, in the engine's own stage hooks (an order, not a time).
 
@@ -24,7 +24,7 @@ it('reads the allowance while the quote is in the air; only the simulation waits
 }, async () => {
   const chain = chainWithRouter()
   const rpc: RpcFaultProxy = await startRpcFaultProxy({ upstream: chain.rpcUrl, seed: 11 })
-  const slowService: DelayProxy = await startDelayProxy({ upstream: service().url, delayMs: 150 })
+  const slowService: DelayProxy = await startDelayProxy({ upstream: service().url, delayMs: 300 })
   proxies.push(rpc, slowService)
   const calls = (method: string) => rpc.stats().byMethod[method]?.requests ?? 0
   type Seen = { stage: EngineStageEvent['stage']; ethCall: number; simulate: number; accessList: number }
