@@ -27,7 +27,12 @@ import { type RpcFaultProxy, startRpcFaultProxy } from '../src/sandbox/rpcFaultP
 import { bareBuy, freshWallet } from './engine/barePath.js'
 import { timeCommits } from './engine/commitTimes.js'
 import { type DiskProbe, overlapping, startDiskProbe, type TimedSample } from './engine/diskProbe.js'
-import { type BenchEngine, ledgerOutcomes, openBenchEngine } from './engine/enginePath.js'
+import {
+  type BenchEngine,
+  ledgerOutcomes,
+  openBenchEngine,
+  type TimedExecution,
+} from './engine/enginePath.js'
 import { parseEngineBenchOptions } from './engine/options.js'
 import { type BenchReport, mean, percentile, printReport } from './engine/report.js'
 import { startSandboxProcess } from './engine/sandboxProcess.js'
@@ -100,6 +105,18 @@ const closeEngines = async (into: number[] = overhead) => {
     await bench.close()
   }
 }
+/** An execution on loopback slower than this end to end (intent → terminal) is named on stderr, with its stages. */
+const slowAfterMs = 1_000
+let slowNamed = 0
+const noteSlow = (part: string, timed: TimedExecution) => {
+  if (timed.ms <= slowAfterMs) return
+  report.slowExecutions = (report.slowExecutions ?? 0) + 1
+  // The first few say where the time went; a stalling disk can make hundreds.
+  if (++slowNamed <= 20)
+    progress(
+      `slow: execution ${timed.execution.id} (${part}) ended ${timed.execution.state} after ${Math.round(timed.ms)} ms: ${timed.stages}`,
+    )
+}
 const report: BenchReport = {
   trades,
   warmup,
@@ -107,6 +124,7 @@ const report: BenchReport = {
   rounds,
   wallets,
   sequentialRatio: {},
+  slowExecutions: 0,
   intents: 0,
   sandbox: `child process (anvil chains + service, API key ${serviceRequestsPerSecond} requests/s)`,
   ledger: `SQLite files in ${ledgerDir}, synchronous=FULL, WAL checkpoints ${options.walCheckpoints === 'background' ? 'in a worker thread' : 'inside commits'}`,
@@ -156,10 +174,12 @@ try {
     engines.push(bench)
     return bench
   }
-  const runAll = async (bench: BenchEngine, intents: SwapIntent[]) => {
+  /** `part`: on loopback, where an execution over {@link slowAfterMs} is named (not the latency scenario's). */
+  const runAll = async (bench: BenchEngine, intents: SwapIntent[], part?: string) => {
     const started = performance.now()
-    const outcomes = await Promise.all(intents.map((intent) => bench.engine.execute(intent)))
+    const outcomes = await Promise.all(intents.map((intent) => bench.execute(intent)))
     const wallMs = performance.now() - started
+    if (part !== undefined) for (const outcome of outcomes) noteSlow(part, outcome)
     return { wallMs, confirmed: outcomes.filter((o) => o.execution.state === 'confirmed').length }
   }
 
@@ -182,7 +202,9 @@ try {
         await bareBuy(bare, chain, amountIn)
         if (i >= warmup) bareMs.push(performance.now() - bareStarted)
         const started = performance.now()
-        const { execution } = await bench.engine.execute(intentFor(chain))
+        const timed = await bench.execute(intentFor(chain))
+        noteSlow('one at a time', timed)
+        const { execution } = timed
         if (execution.state !== 'confirmed')
           progress(`execution ${execution.id} ended ${execution.state}: ${execution.reason}`)
         else if (i >= warmup) engineMs.push(performance.now() - started)
@@ -209,6 +231,7 @@ try {
       const burst = await runAll(
         throughputEngine,
         Array.from({ length: concurrent }, () => intentFor(withRouter)),
+        `${concurrent} at once, one chain`,
       )
       oneChain.confirmed += burst.confirmed
       oneChain.wallMs += burst.wallMs
@@ -245,6 +268,7 @@ try {
       const burst = await runAll(
         concurrencyEngine,
         Array.from({ length: concurrent }, (_, i) => intentFor(both[i % 2] as LocalChain)),
+        `${concurrent} at once, both chains`,
       )
       engineCommits.push(...commitClock.take())
       engineRun.confirmed += burst.confirmed
@@ -310,7 +334,7 @@ try {
     }
     let afterFirstThousand = 0
     for (let i = 1; i <= options.memoryExecutions; i++) {
-      await bench.engine.execute(intentFor(withRouter))
+      noteSlow('memory run', await bench.execute(intentFor(withRouter)))
       if (i === Math.min(1_000, options.memoryExecutions)) afterFirstThousand = rss()
       if (i % 1_000 === 0)
         progress(`memory: ${i} executions, rss ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`)

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import type { LocalAccount } from 'viem'
 import { createServiceClient } from '../../src/api/createServiceClient.js'
 import { createNodeFetch } from '../../src/chain/nodeFetch.js'
+import type { SwapIntent } from '../../src/engine/index.js'
 import { createEngine, type Engine, type EngineSettings } from '../../src/engine/index.js'
 import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { type Ledger, openLedger } from '../../src/store/index.js'
@@ -17,8 +18,16 @@ export type BenchEngine = {
   /** The same, split: quote → `prepared` (guard beside the allowance read and simulation, the node answering), then `prepared` → hand-over (the critical section). */
   toPreparedMs: number[]
   toHandOverMs: number[]
+  /**
+   * `engine.execute`, timed end to end (intent → terminal), with when the execution reached each
+   * stage, as `quoteRequested +3, quoteReceived +5, …` (ms from the call): a slow one says where.
+   */
+  execute(intent: SwapIntent): Promise<TimedExecution>
   close(): Promise<void>
 }
+
+/** One execution as {@link BenchEngine.execute} ran it. */
+export type TimedExecution = Awaited<ReturnType<Engine['execute']>> & { ms: number; stages: string }
 
 /**
  * An engine for `account` on `chains` (RPC and service URLs as given, so a proxy can sit between),
@@ -47,6 +56,13 @@ export async function openBenchEngine(parameters: {
   })
   const quotedAt = new Map<number, number>()
   const preparedAt = new Map<number, number>()
+  // Each execution's stages until `execute` takes them (so nothing accumulates over a long run).
+  const stages = new Map<number, [string, number][]>()
+  const mark = (executionId: number, stage: string) => {
+    const marks = stages.get(executionId) ?? []
+    marks.push([stage, performance.now()])
+    stages.set(executionId, marks)
+  }
   const overheadMs: number[] = []
   const toPreparedMs: number[] = []
   const toHandOverMs: number[] = []
@@ -72,10 +88,12 @@ export async function openBenchEngine(parameters: {
     settings: parameters.settings ?? {},
     hooks: {
       onStage(event) {
+        mark(event.executionId, event.stage)
         if (event.stage === 'quoteReceived') quotedAt.set(event.executionId, performance.now())
         if (event.stage === 'prepared') preparedAt.set(event.executionId, performance.now())
       },
       onStep(step) {
+        if (step.executionId !== null) mark(step.executionId, `${step.kind} ${step.step}`)
         // To the moment the execute is handed to the node: the node's own time is not stockroute's.
         if (step.step !== 'sending' || step.kind !== 'execute' || step.executionId === null) return
         const now = performance.now()
@@ -98,6 +116,15 @@ export async function openBenchEngine(parameters: {
     overheadMs,
     toPreparedMs,
     toHandOverMs,
+    async execute(intent) {
+      const started = performance.now()
+      const outcome = await engine.execute(intent)
+      const ms = performance.now() - started
+      const marks = stages.get(outcome.execution.id) ?? []
+      stages.delete(outcome.execution.id)
+      const described = marks.map(([stage, at]) => `${stage} +${Math.round(at - started)}`).join(', ')
+      return { ...outcome, ms, stages: described }
+    },
     async close() {
       await engine.close()
       ledger.close()

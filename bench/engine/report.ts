@@ -46,6 +46,11 @@ export type BenchReport = {
       diskProbe?: { count: number; p50Ms: number; p99Ms: number; maxMs: number; over5Ms: number } | undefined
     }
   >
+  /**
+   * Executions on loopback (not the latency scenario's) that took over 1 s from intent to terminal
+   * state; the first 20 are named on stderr with when they reached each stage.
+   */
+  slowExecutions?: number
   /** Engine trades/s on one chain (intents at once) over the bare path run in a row. */
   throughputRatio?: number
   throughput?: { engineTps: number; bareTps: number; confirmed: number; intents: number }
@@ -153,6 +158,11 @@ export function printReport(report: BenchReport): void {
         `concurrentRatio (${bursts(report)}${report.concurrent} at once, ${report.wallets} wallets a chain / ${report.concurrent} bare workers)`,
         `${fixed(report.concurrentRatio)} (${fixed(report.concurrency?.engineTps, 1)} / ${fixed(report.concurrency?.bareTps, 1)} trades/s)`,
         '≥ 1',
+      ],
+      [
+        'executions on loopback over 1 s from intent to its end (stages of the first 20 on stderr)',
+        String(report.slowExecutions ?? 0),
+        '',
       ],
       ['expiredSubmissions', String(report.expiredSubmissions ?? '—'), '0'],
       ['reverts', String(report.reverts ?? '—'), '0'],
