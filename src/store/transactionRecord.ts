@@ -1,5 +1,7 @@
 import type { Address, Hex } from 'viem'
 import { StockrouteError } from '../domain/errors.js'
+import { keccak256Fast } from '../domain/keccak256Fast.js'
+import { canonicalAddress, canonicalBytes32, LedgerInputError, safeInteger } from './codec.js'
 
 // A stored transaction: its kinds, statuses, row and record. The repository is in transactions.ts.
 /** What a transaction does for its execution. */
@@ -30,6 +32,36 @@ export type NewSignedTransaction = {
   raw: Hex
   /** The hash of the live transaction of the same nonce this one replaces (a cancel or speed-up). */
   replaces?: Hex | undefined
+}
+
+/**
+ * `input`'s fields in the ledger's canonical form, once checked: ids and nonce whole numbers, the
+ * addresses and hashes lower-case, `raw` hex whose keccak256 is `hash`. Throws
+ * {@link LedgerInputError} or {@link TransactionRecordError} (`HASH_MISMATCH`).
+ *
+ * @example
+ * const { chainId, from, nonce, hash, raw } = checkNewSignedTransaction(input)
+ */
+export function checkNewSignedTransaction(input: NewSignedTransaction) {
+  const chainId = safeInteger(input.chainId, 'chainId', 1)
+  const from = canonicalAddress(input.from, 'from')
+  const nonce = safeInteger(input.nonce, 'nonce')
+  const hash = canonicalBytes32(input.hash, 'hash')
+  const executionId =
+    input.executionId === undefined ? null : safeInteger(input.executionId, 'executionId', 1)
+  if (!['approve', 'execute', 'cancel', 'gap-fill'].includes(input.kind))
+    throw new LedgerInputError('kind', input.kind, 'must be approve, execute, cancel or gap-fill.')
+  if (typeof input.raw !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(input.raw))
+    throw new LedgerInputError('raw', input.raw, 'is not a hex-encoded signed transaction.')
+  const raw = input.raw.toLowerCase() as Hex
+  const computed = keccak256Fast(raw)
+  if (computed !== hash)
+    throw new TransactionRecordError({
+      code: 'HASH_MISMATCH',
+      shortMessage: `Transaction hash ${hash} is not keccak256 of its raw bytes (${computed}): store the hash of exactly the bytes you send.`,
+      details: { chainId, hash, computed },
+    })
+  return { chainId, from, nonce, hash, executionId, raw }
 }
 
 /** One stored transaction. */

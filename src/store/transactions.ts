@@ -1,5 +1,4 @@
 import type { Address, Hex } from 'viem'
-import { keccak256Fast } from '../domain/keccak256Fast.js'
 import {
   blockNumberToInteger,
   canonicalAddress,
@@ -9,6 +8,7 @@ import {
 } from './codec.js'
 import type { RepositoryContext } from './context.js'
 import {
+  checkNewSignedTransaction,
   type NewSignedTransaction,
   type TransactionRecord,
   TransactionRecordError,
@@ -222,24 +222,7 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
   const reread = (id: number): TransactionRecord => toRecord(selectById.get(id) as TransactionRow)
 
   const record = db.transaction((input: NewSignedTransaction): TransactionRecord => {
-    const chainId = safeInteger(input.chainId, 'chainId', 1)
-    const from = canonicalAddress(input.from, 'from')
-    const nonce = safeInteger(input.nonce, 'nonce')
-    const hash = canonicalBytes32(input.hash, 'hash')
-    const executionId =
-      input.executionId === undefined ? null : safeInteger(input.executionId, 'executionId', 1)
-    if (!['approve', 'execute', 'cancel', 'gap-fill'].includes(input.kind))
-      throw new LedgerInputError('kind', input.kind, 'must be approve, execute, cancel or gap-fill.')
-    if (typeof input.raw !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(input.raw))
-      throw new LedgerInputError('raw', input.raw, 'is not a hex-encoded signed transaction.')
-    const raw = input.raw.toLowerCase() as Hex
-    const computed = keccak256Fast(raw)
-    if (computed !== hash)
-      throw new TransactionRecordError({
-        code: 'HASH_MISMATCH',
-        shortMessage: `Transaction hash ${hash} is not keccak256 of its raw bytes (${computed}): store the hash of exactly the bytes you send.`,
-        details: { chainId, hash, computed },
-      })
+    const { chainId, from, nonce, hash, executionId, raw } = checkNewSignedTransaction(input)
 
     const existing = selectByHash.get(chainId, hash)
     if (existing) return toRecord(existing)
