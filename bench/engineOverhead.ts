@@ -15,6 +15,7 @@
 //               sandbox service, which lives in the child) after the first thousand and at the end
 // Run: npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 200]
 //      [--warmup 2] [--concurrent 40] [--rounds 1] [--wallets 4] [--max-quotes-in-flight 4]
+//      [--max-inclusion-delay-ms 150]
 //      [--keep-ledgers] [--latency-intents 500] [--memory-executions 10000]
 //      [--wal-checkpoints background|inline] [--ledger-dir DIR] [--no-disk-probe]
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -167,8 +168,12 @@ try {
       extraAccounts: extra.map((w) => privateKeyToFastAccount(w.privateKey)),
       chains: sandbox.chains,
       rpcUrlOf,
-      settings:
-        options.maxQuotesInFlight === undefined ? {} : { maxQuotesInFlight: options.maxQuotesInFlight },
+      settings: {
+        ...(options.maxQuotesInFlight === undefined ? {} : { maxQuotesInFlight: options.maxQuotesInFlight }),
+        ...(options.maxInclusionDelayMs === undefined
+          ? {}
+          : { maxInclusionDelayMs: options.maxInclusionDelayMs }),
+      },
       walCheckpoints: options.walCheckpoints,
     })
     engines.push(bench)

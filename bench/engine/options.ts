@@ -32,6 +32,14 @@ export function parseEngineBenchOptions(args: readonly string[]) {
   const maxQuotesInFlight = args.includes('--max-quotes-in-flight')
     ? number('max-quotes-in-flight', 4, 1_000)
     : undefined
+  /** The engine's execution.maxInclusionDelayMs (0: inclusions never wait for held quotes); unset: the engine's default. */
+  const inclusionDelayAt = args.indexOf('--max-inclusion-delay-ms')
+  const maxInclusionDelayMs = inclusionDelayAt < 0 ? undefined : Number(args[inclusionDelayAt + 1])
+  if (
+    maxInclusionDelayMs !== undefined &&
+    !(Number.isInteger(maxInclusionDelayMs) && maxInclusionDelayMs >= 0)
+  )
+    throw new Error('--max-inclusion-delay-ms must be a whole number of ms, 0 or more')
   const latencyIntents = number('latency-intents', 500, 5_000)
   /** The ledgers' WAL checkpoints: in a worker thread (the default) or inside commits (SQLite's own). */
   const walCheckpointsAt = args.indexOf('--wal-checkpoints')
@@ -60,6 +68,7 @@ export function parseEngineBenchOptions(args: readonly string[]) {
     rounds,
     wallets,
     maxQuotesInFlight,
+    maxInclusionDelayMs,
     latencyIntents,
     // Checked above: one of the two.
     walCheckpoints: walCheckpoints as 'background' | 'inline',

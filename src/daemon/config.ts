@@ -109,6 +109,8 @@ export const executionConfigSchema = strictSection({
   ).optional(),
   /** Executions of the whole daemon between asking for a quote and handing the execute to the node, at once (engine default 4). */
   maxQuotesInFlight: wholeNumber(1, 1_000, ' (executions quoting at once, all chains together)').optional(),
+  /** The longest inclusions wait while other executions hold a quote, ms (engine default 150; 0: never). */
+  maxInclusionDelayMs: wholeNumber(0, 5_000, ' (ms inclusions wait for held quotes; 0: never)').optional(),
   /**
    * Simulate an execute with its approval's allowance as a state override, so approval and execute
    * are signed together (engine default true); false for an RPC that refuses state overrides.

@@ -41,6 +41,8 @@ export function engineSettingsOf(config: {
   if (execution.extraSpenders !== undefined) settings.extraSpenders = execution.extraSpenders
   if (execution.pipelineDepth !== undefined) settings.pipelineDepth = execution.pipelineDepth
   if (execution.maxQuotesInFlight !== undefined) settings.maxQuotesInFlight = execution.maxQuotesInFlight
+  if (execution.maxInclusionDelayMs !== undefined)
+    settings.maxInclusionDelayMs = execution.maxInclusionDelayMs
   if (execution.allowanceOverride !== undefined) settings.allowanceOverride = execution.allowanceOverride
   if (execution.risk !== undefined) {
     const risk: RiskLimits = {}

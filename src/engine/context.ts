@@ -6,6 +6,7 @@ import type { Ledger } from '../store/openLedger.js'
 import type { TransactionKind } from '../store/transactions.js'
 import type { ExecutionControls } from './cancelExecution.js'
 import type { QuoteAdmission } from './quoteAdmission.js'
+import type { QuoteWindows } from './quoteWindows.js'
 import type { Instrument, InstrumentResolver } from './resolveInstrument.js'
 import type { EngineSettings } from './settings.js'
 import type { SettlementWaiters } from './settlement.js'
@@ -82,4 +83,6 @@ export type EngineContext = {
   executionControls: ExecutionControls
   /** Executions between asking for a quote and handing their execute to the node (quoteAdmission.ts). */
   admission: QuoteAdmission
+  /** Executions holding a router quote now; inclusions wait for them to pass (quoteWindows.ts). */
+  quoteWindows: QuoteWindows
 }

@@ -28,6 +28,7 @@ import { cachedMarketPrice, serviceMarketPrice } from './marketPrice.js'
 import { type ApprovalPlan, planApprovals } from './planApprovals.js'
 import { createQuoteAdmission } from './quoteAdmission.js'
 import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js'
+import { createQuoteWindows } from './quoteWindows.js'
 import { type RecoveryReport, recordFillsSinceCheckpoint, recoverExecutions } from './recoverExecutions.js'
 import { createInstrumentResolver, type Instrument } from './resolveInstrument.js'
 import { runExecution } from './runExecution.js'
@@ -148,6 +149,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     settlements: createSettlementWaiters(),
     executionControls: new Map(),
     admission: createQuoteAdmission({ ceiling: settings.maxQuotesInFlight }),
+    quoteWindows: createQuoteWindows({ maxWaitMs: settings.maxInclusionDelayMs }),
   }
   const chains: Map<number, ChainRuntime> = await createChainRuntimes(
     {
@@ -173,6 +175,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
           settings: runtime.transactionSettings,
           handler: createSettlementHandler(context, () => chainOf(runtime.chainId), context.settlements),
           inclusionMs: () => estimateInclusionTime(chainOf(runtime.chainId).inclusion, context.now()),
+          beforeInclusions: () => context.quoteWindows.passed(),
           dryRun: settings.dryRun,
           now: context.now,
           onEvent: (event) => {

@@ -19,6 +19,7 @@ import type { CheckedIntent } from './intent.js'
 import { type PendingQuote, riskProblemOf } from './pendingQuote.js'
 import { type AllowanceReading, approvalTarget, readAllowanceState } from './planApprovals.js'
 import { routerQuoteParametersOf } from './quoteRequest.js'
+import type { QuoteWindow } from './quoteWindows.js'
 import type { Instrument } from './resolveInstrument.js'
 import { storedQuoteOf } from './storedQuote.js'
 
@@ -75,6 +76,8 @@ export async function prepareExecution(
     instrument: Instrument
     attempt: number
     signal: AbortSignal | undefined
+    /** Opened when the quote arrives: inclusions wait while it is held (quoteWindows.ts). */
+    window?: QuoteWindow | undefined
   },
 ): Promise<PrepareOutcome> {
   const { settings } = context
@@ -97,6 +100,7 @@ export async function prepareExecution(
   const [reply, marketPrice] = await Promise.all([
     requestQuote(context, chain, intent, instrument, signal).then((quoted) => {
       receivedAtMs = context.now()
+      parameters.window?.open()
       context.hooks.onStage?.({
         stage: 'quoteReceived',
         chainId: chain.chainId,

@@ -9,12 +9,12 @@ import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
 import { type CheckedIntent, checkIntent, type SwapIntent } from './intent.js'
 import type { PendingQuote } from './pendingQuote.js'
-import { prepareExecution } from './prepareExecution.js'
+import { type PrepareOutcome, prepareExecution } from './prepareExecution.js'
 import type { AdmissionTicket } from './quoteAdmission.js'
 import type { Instrument } from './resolveInstrument.js'
 import { recordOpenAllowancesOf } from './settlement.js'
 import { describe, stopExecution } from './stopExecution.js'
-import { submitPrepared } from './submitPrepared.js'
+import { type SubmitOutcome, submitPrepared } from './submitPrepared.js'
 
 /**
  * Drives one execution from where it stands (`intent`, or `quoting`, `quoted`, `approving` left by
@@ -185,25 +185,33 @@ async function quoteAndSubmit(
   let earlier: PendingQuote | undefined
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted()
-    const outcome = await prepareExecution(context, chain, wallet, {
-      execution,
-      why,
-      earlier,
-      intent,
-      instrument,
-      attempt,
-      signal,
-    })
-    if (outcome.ok)
-      context.hooks.onStage?.({
-        stage: 'prepared',
-        chainId: chain.chainId,
-        executionId: execution.id,
-        quoteId: outcome.prepared.reply.quote.quoteId,
+    // Held from the quote's arrival to the execute's hand-over (submitPrepared), or to here at the latest.
+    const window = context.quoteWindows.create()
+    let submitted: SubmitOutcome | PrepareOutcome
+    try {
+      const outcome = await prepareExecution(context, chain, wallet, {
+        execution,
+        why,
+        earlier,
+        intent,
+        instrument,
+        attempt,
+        signal,
+        window,
       })
-    const submitted = outcome.ok
-      ? await submitPrepared(context, chain, wallet, outcome.prepared, { attempt, signal, ticket })
-      : outcome
+      if (outcome.ok)
+        context.hooks.onStage?.({
+          stage: 'prepared',
+          chainId: chain.chainId,
+          executionId: execution.id,
+          quoteId: outcome.prepared.reply.quote.quoteId,
+        })
+      submitted = outcome.ok
+        ? await submitPrepared(context, chain, wallet, outcome.prepared, { attempt, signal, ticket, window })
+        : outcome
+    } finally {
+      window.close()
+    }
     if (submitted.ok) return submitted.execution
     // A dropped quote not written yet is written with the next one, before it in the history.
     earlier = submitted.dropped

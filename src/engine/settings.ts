@@ -54,6 +54,12 @@ export type EngineSettings = {
    * Default 16; undefined: no bound but `pipelineDepth` per wallet.
    */
   maxQuotesInFlight: number | undefined
+  /**
+   * The longest the inclusions of transactions already sent (their fills, positions and execution
+   * ends) wait while other executions hold a router quote, ms: those are written on the same JS
+   * thread, on the held quotes' time (quoteWindows.ts). 0: they never wait. Default 150.
+   */
+  maxInclusionDelayMs: number
   /** A market price older than this is fetched again for the deviation guard, ms (the daemon's cache, else the engine's). */
   marketPriceMaxAgeMs: number
   /**
@@ -95,6 +101,7 @@ export const defaultEngineSettings: EngineSettings = {
   risk: {},
   pipelineDepth: 2,
   maxQuotesInFlight: 16,
+  maxInclusionDelayMs: 150,
   allowanceOverride: true,
   marketPriceMaxAgeMs: 5_000,
   dryRun: false,

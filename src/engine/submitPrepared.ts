@@ -14,6 +14,7 @@ import { type PendingQuote, pendingMoves, writePendingQuote } from './pendingQuo
 import { type AllowanceReading, type ApprovalPlan, planFromReading } from './planApprovals.js'
 import type { PreparedExecution } from './prepareExecution.js'
 import type { AdmissionTicket } from './quoteAdmission.js'
+import type { QuoteWindow } from './quoteWindows.js'
 import { simulateAfterPending } from './simulateAfterPending.js'
 
 /** Stages two and three's answer: submitted (or ended, for a dry run), or a re-quote (why). */
@@ -44,6 +45,8 @@ export async function submitPrepared(
     signal: AbortSignal | undefined
     /** The execution's place among those quoting: given up once the execute is handed to the node. */
     ticket?: AdmissionTicket | undefined
+    /** Its hold on the quote, closed with the ticket (or while an approval is awaited first). */
+    window?: QuoteWindow | undefined
   },
 ): Promise<SubmitOutcome> {
   const { ledger, settings } = context
@@ -51,6 +54,8 @@ export async function submitPrepared(
   let { execution, gas, simulation } = prepared
   const approvedFirst = prepared.approveFirst
   if (approvedFirst) {
+    // Its approval's inclusion is awaited: nothing for the other inclusions to let pass.
+    options.window?.close()
     const approved = await approveThenSimulate(context, chain, wallet, prepared, options)
     if (!approved.ok) return approved
     ;({ execution, gas, simulation } = approved)
@@ -104,7 +109,10 @@ export async function submitPrepared(
     if (settings.dryRun)
       return { ok: true, execution: dryRunEnd(context, chain, prepared, execution, records, simulation) }
     // Once handed to the node, the next execution may ask for its quote.
-    void handedOver.then(() => options.ticket?.leave())
+    void handedOver.then(() => {
+      options.ticket?.leave()
+      options.window?.close()
+    })
     execution = submitted ?? execution
     announceTransitions(context, execution, approvedFirst ? 1 : 1 + pendingMoves(prepared.quoted))
     const results = await broadcast

@@ -1,11 +1,10 @@
-import type { Hex, LocalAccount, PublicClient, WalletClient } from 'viem'
+import type { Hex } from 'viem'
 import { signsSynchronously } from '../chain/privateKeyToFastAccount.js'
 import { keccak256Fast } from '../domain/keccak256Fast.js'
-import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import { createBroadcastMarks } from './broadcastMarks.js'
 import { createBroadcastQueue } from './broadcastQueue.js'
-import { type ChainBlocks, createChainBlocks } from './chainBlocks.js'
+import { createChainBlocks } from './chainBlocks.js'
 import { createEarlyReceipts } from './earlyReceipts.js'
 import { TransactionManagerError } from './errors.js'
 import { failpoint } from './failpoints.js'
@@ -17,38 +16,11 @@ import { recoverWallet } from './recoverWallet.js'
 import { afterRefusal, fillGap, rebroadcast, replace } from './repairs.js'
 import type { SigningCore } from './signingCore.js'
 import type {
+  CreateTransactionManagerParameters,
   TransactionManager,
   TransactionManagerEvent,
-  TransactionManagerSettings,
   TransactionManagerStatus,
-  TransactionOutcomeHandler,
 } from './types.js'
-
-export type CreateTransactionManagerParameters = {
-  chainId: number
-  ledger: Ledger
-  account: LocalAccount
-  publicClient: PublicClient
-  /** Sends only (never retries: a failed send must surface with the signed bytes still in hand). */
-  walletClient: WalletClient
-  settings: TransactionManagerSettings
-  handler: TransactionOutcomeHandler
-  /** The chain's expected broadcast-to-inclusion time, ms: can a deadline-bound transaction still land? */
-  inclusionMs: () => number
-  /** Sign and store, never broadcast (dry runs). */
-  dryRun?: boolean | undefined
-  now?: (() => number) | undefined
-  onEvent?: ((event: TransactionManagerEvent) => void) | undefined
-  /**
-   * The chain's block watcher, shared with the other wallets' managers of the chain; default: one
-   * of its own, stopped with the manager.
-   */
-  blocks?: ChainBlocks | undefined
-  /** Observers of each step (signed, broadcast, receipt), synchronous, for metrics and crash tests. */
-  onStep?:
-    | ((step: { step: 'signed' | 'sending' | 'broadcast' | 'receipt'; tx: TransactionRecord }) => void)
-    | undefined
-}
 
 /** The longest an accepted broadcast waits to be marked in the ledger with another commit, ms. */
 const markDelayMs = 200
@@ -219,6 +191,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     now,
     emit,
     inclusionMs: parameters.inclusionMs,
+    beforeInclusions: parameters.beforeInclusions ?? (() => Promise.resolve()),
     nextNonce: () => next,
     setNextNonce: (value: number) => {
       next = value
@@ -248,7 +221,12 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
   const scheduleChecks = () => {
     if (stopper.signal.aborted) return
     checkTimer = setTimeout(() => {
-      if (state === 'ready') void runCheck().finally(scheduleChecks)
+      // What it finds is written like the blocks' inclusions: after the engine's held quotes.
+      if (state === 'ready')
+        void core
+          .beforeInclusions()
+          .then(() => (stopper.signal.aborted ? undefined : runCheck()))
+          .finally(scheduleChecks)
       else scheduleChecks()
     }, settings.checkMs)
   }

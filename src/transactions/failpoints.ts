@@ -18,7 +18,10 @@ export const failpointNames = [
   'approve-broadcast',
   /** An execute was accepted by the node; the ledger does not say so yet. */
   'broadcast',
-  /** A receipt of ours was read from a block; nothing of it is committed. */
+  /**
+   * A receipt of ours was read from a block; nothing of it is committed. Reached once the engine's
+   * held quotes have passed (`beforeInclusions`): a kill while they are held leaves this same state.
+   */
   'receipt-seen',
   /** An execute's receipt is read; right before the ledger transaction that records its fill and the execution's end. */
   'before-fill-commit',

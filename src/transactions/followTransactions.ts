@@ -38,6 +38,10 @@ export async function includeFromBlocks(core: ManagerCore, blocks: readonly Watc
       return receipt?.blockHash === block.hash ? receipt : receiptOf(core, tx.hash)
     }),
   )
+  // What can wait lets the engine's held quotes go first; a kill meanwhile is a kill before the receipt.
+  await core.beforeInclusions()
+  // Stopped meanwhile: the next start's recovery finds these receipts.
+  if (core.signal.aborted) return
   // The node may answer for the block before it serves the receipt: the next check finds it.
   // Committed with the other wallets' inclusions of this moment: one fsync for all their fills.
   await commitInclusions(

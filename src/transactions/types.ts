@@ -1,6 +1,8 @@
-import type { Address, Hex, TransactionReceipt } from 'viem'
+import type { Address, Hex, LocalAccount, PublicClient, TransactionReceipt, WalletClient } from 'viem'
+import type { Ledger } from '../store/openLedger.js'
 import type { TransactionKind, TransactionRecord } from '../store/transactions.js'
 import type { WatchedBlock } from './blockWatcher.js'
+import type { ChainBlocks } from './chainBlocks.js'
 
 /** A transaction to sign from the manager's wallet. */
 export type TransactionRequest = {
@@ -174,4 +176,36 @@ export type TransactionManager = {
   /** Starts the block watcher and recovery, in the background. */
   start(): void
   stop(): Promise<void>
+}
+
+/** What `createTransactionManager` is built over: the wallet, its chain, the ledger and the owner of its transactions' purpose. */
+export type CreateTransactionManagerParameters = {
+  chainId: number
+  ledger: Ledger
+  account: LocalAccount
+  publicClient: PublicClient
+  /** Sends only (never retries: a failed send must surface with the signed bytes still in hand). */
+  walletClient: WalletClient
+  settings: TransactionManagerSettings
+  handler: TransactionOutcomeHandler
+  /** The chain's expected broadcast-to-inclusion time, ms: can a deadline-bound transaction still land? */
+  inclusionMs: () => number
+  /**
+   * Awaited before the inclusions found in new blocks are recorded (their receipts in hand): the
+   * engine may hold quotes that the writing would delay. Default: recorded at once.
+   */
+  beforeInclusions?: (() => Promise<void>) | undefined
+  /** Sign and store, never broadcast (dry runs). */
+  dryRun?: boolean | undefined
+  now?: (() => number) | undefined
+  onEvent?: ((event: TransactionManagerEvent) => void) | undefined
+  /**
+   * The chain's block watcher, shared with the other wallets' managers of the chain; default: one
+   * of its own, stopped with the manager.
+   */
+  blocks?: ChainBlocks | undefined
+  /** Observers of each step (signed, broadcast, receipt), synchronous, for metrics and crash tests. */
+  onStep?:
+    | ((step: { step: 'signed' | 'sending' | 'broadcast' | 'receipt'; tx: TransactionRecord }) => void)
+    | undefined
 }

@@ -2,6 +2,7 @@ import { erc20Abi } from 'viem'
 import { getTransactionCount } from 'viem/actions'
 import { describe, expect, it } from 'vitest'
 import type { EngineSettings } from '../../src/engine/index.js'
+import { startRpcFaultProxy } from '../../src/sandbox/rpcFaultProxy.js'
 import { openLedger } from '../../src/store/index.js'
 import { createTestEngine, engineLedgers } from '../helpers/engine.js'
 import { chainWithRouter, clientsFor } from '../helpers/localChains.js'
@@ -222,6 +223,61 @@ describe('dry run', () => {
       expect(await nonceOnChain(test.account.address)).toBe(0)
     } finally {
       await test.close()
+    }
+  })
+})
+
+describe('quote windows', () => {
+  // A's execute is mined while B holds its quote (B asked for it as A's arrived; B's simulation
+  // is held 2.5 s at a loopback RPC proxy, A's 300 ms): A's inclusion is recorded only once B's
+  // execute is handed to the node.
+  it('records an inclusion only after the quote another execution holds is acted on', {
+    timeout: 60_000,
+  }, async () => {
+    const chain = chainWithRouter()
+    const rpc = await startRpcFaultProxy({ upstream: chain.rpcUrl, seed: 12 })
+    const order: string[] = []
+    let watching = false
+    let first: number | undefined
+    let second: Promise<unknown> | undefined
+    const test = await createTestEngine(service(), {
+      ledgerPath: ledgers.path(),
+      funding: { asset: '5000' },
+      // The bound would let A's inclusion through after 150 ms: here only B's hand-over may.
+      settings: { maxInclusionDelayMs: 60_000 },
+      rpcUrlOf: (local) => (local.chainId === chain.chainId ? rpc.url : local.rpcUrl),
+      hooks: {
+        onStage: (event) => {
+          if (!watching || event.stage !== 'quoteReceived') return
+          if (first === undefined) {
+            first = event.executionId
+            second = test.engine.execute(buy(chain.chainId, 'window-b'))
+          } else if (event.executionId !== first)
+            rpc.setFaults({ delayMs: 2_500, methods: ['eth_simulateV1'] })
+        },
+        onStep: (step) => {
+          if (watching && step.step === 'sending' && step.kind === 'execute')
+            order.push(`${step.executionId === first ? 'A' : 'B'} handed over`)
+        },
+        onTransition: (_event, execution) => {
+          if (watching && execution.state === 'confirmed')
+            order.push(`${execution.id === first ? 'A' : 'B'} confirmed`)
+        },
+      },
+    })
+    try {
+      // The token's allowance slot is looked up on its first trade: A's simulation then leaves as its quote arrives.
+      const warm = await test.engine.execute(buy(chain.chainId, 'window-warm-up'))
+      expect(warm.execution.state, warm.execution.reason).toBe('confirmed')
+      rpc.setFaults({ delayMs: 300, methods: ['eth_simulateV1'] })
+      watching = true
+      const a = await test.engine.execute(buy(chain.chainId, 'window-a'))
+      await second
+      expect(a.execution.state, a.execution.reason).toBe('confirmed')
+      expect(order).toEqual(['A handed over', 'B handed over', 'A confirmed', 'B confirmed'])
+    } finally {
+      await test.close()
+      await rpc.stop()
     }
   })
 })
