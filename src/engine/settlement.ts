@@ -116,7 +116,8 @@ export function createSettlementHandler(
       if (sentAt !== undefined) {
         chain.inclusion = observeInclusion(chain.inclusion, {
           broadcastAt: sentAt,
-          includedAt: context.now(),
+          // Seen by the manager: the wait for held quotes after it is ours, not the chain's.
+          includedAt: block.seenAtMs ?? context.now(),
         })
         chain.broadcastTimes.delete(tx.hash)
       }

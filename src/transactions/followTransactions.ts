@@ -38,6 +38,7 @@ export async function includeFromBlocks(core: ManagerCore, blocks: readonly Watc
       return receipt?.blockHash === block.hash ? receipt : receiptOf(core, tx.hash)
     }),
   )
+  const seenAtMs = core.now()
   // What can wait lets the engine's held quotes go first; a kill meanwhile is a kill before the receipt.
   await core.beforeInclusions()
   // Stopped meanwhile: the next start's recovery finds these receipts.
@@ -48,7 +49,7 @@ export async function includeFromBlocks(core: ManagerCore, blocks: readonly Watc
     core,
     found.flatMap(({ tx, block }, index) => {
       const receipt = receipts[index]
-      return receipt && receipt.blockHash === block.hash ? [{ tx, receipt, block }] : []
+      return receipt && receipt.blockHash === block.hash ? [{ tx, receipt, block: { ...block, seenAtMs } }] : []
     }),
     'soon',
   )

@@ -42,7 +42,13 @@ export const defaultTransactionManagerSettings: TransactionManagerSettings = {
 }
 
 /** The block a transaction was included in. */
-export type InclusionBlock = Pick<WatchedBlock, 'number' | 'hash' | 'timestamp'>
+export type InclusionBlock = Pick<WatchedBlock, 'number' | 'hash' | 'timestamp'> & {
+  /**
+   * When the manager had the block and the transaction's receipt in hand (the manager's clock, ms),
+   * before the inclusion waited for the engine's held quotes: the chain's time to include ends here.
+   */
+  seenAtMs?: number | undefined
+}
 
 /**
  * What the owner of the transactions' purpose (the engine) does when the chain decides about one of

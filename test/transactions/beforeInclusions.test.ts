@@ -14,7 +14,7 @@ import { chainWithRouter, fundAddress } from '../helpers/localChains.js'
 const ledgers = engineLedgers()
 
 describe('beforeInclusions', () => {
-  it('holds the recording of a mined transaction (status, handler) until it resolves', async () => {
+  it('holds the recording of a mined transaction (status, handler) until it resolves, and tells when it was seen', async () => {
     const chain = chainWithRouter()
     const account = privateKeyToFastAccount(generatePrivateKey())
     await fundAddress(chain, account.address)
@@ -37,6 +37,7 @@ describe('beforeInclusions', () => {
       included = resolve
     })
     const handled: string[] = []
+    let seenAtMs: number | undefined
     const manager = createTransactionManager({
       chainId: chain.chainId,
       ledger,
@@ -46,8 +47,9 @@ describe('beforeInclusions', () => {
       // Only the block watcher records inclusions here: the periodic check would find it too.
       settings: { ...defaultTransactionManagerSettings, ...testTransactionSettings, checkMs: 600_000 },
       handler: {
-        included(tx) {
+        included(tx, _receipt, block) {
           handled.push(tx.hash)
+          seenAtMs = block.seenAtMs
           included()
         },
         reorged() {},
@@ -90,9 +92,12 @@ describe('beforeInclusions', () => {
         ledger.transactions.getTransaction(chain.chainId, record.hash)?.status,
       )
       expect(handled).toEqual([])
+      const openedAtMs = Date.now()
       open()
       await wasIncluded
       expect(handled).toEqual([record.hash])
+      // The chain's time to include ends when the receipt was in hand, not when the wait ended.
+      expect(seenAtMs).toBeLessThanOrEqual(openedAtMs)
       expect(ledger.transactions.getTransaction(chain.chainId, record.hash)).toMatchObject({
         status: 'mined',
         blockNumber: receipt.blockNumber,
