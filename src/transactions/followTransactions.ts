@@ -49,7 +49,9 @@ export async function includeFromBlocks(core: ManagerCore, blocks: readonly Watc
     core,
     found.flatMap(({ tx, block }, index) => {
       const receipt = receipts[index]
-      return receipt && receipt.blockHash === block.hash ? [{ tx, receipt, block: { ...block, seenAtMs } }] : []
+      return receipt && receipt.blockHash === block.hash
+        ? [{ tx, receipt, block: { ...block, seenAtMs } }]
+        : []
     }),
     'soon',
   )
