@@ -11,7 +11,7 @@ export type QuoteWindow = {
  * inclusions of transactions already sent) to let them pass. Every execution shares the process'
  * one JS thread: a receipt's fills and positions written while a quote is held are written on
  * that quote's time, and its 10 s of validity is what the trade runs on. Inclusions wait instead,
- * never longer than `maxWaitMs`, and several chains' and wallets' then go in one commit.
+ * never longer than `maxWaitMs` at a time, and those released together share one commit.
  */
 export type QuoteWindows = {
   /** A window for one attempt of one execution, closed until `open()`. */

@@ -67,6 +67,8 @@ export type BlockWatcherParameters = {
   listener: BlockWatcherListener
   /** The first block reported is the one after this (default: the head at start, reported itself). */
   fromBlock?: bigint | undefined
+  /** Told, after each poll, in how many ms the next one is due (tests read the hurry from it). */
+  onNextPoll?: ((delayMs: number) => void) | undefined
 }
 
 /** A running block watcher of one chain. */
@@ -224,6 +226,7 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
         : pollMs
       advanced = false
       timer = setTimeout(loop, delay)
+      parameters.onNextPoll?.(delay)
     })
   }
   loop()

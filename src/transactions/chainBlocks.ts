@@ -30,6 +30,8 @@ export function createChainBlocks(parameters: {
   client: PublicClient
   pollMs: number
   window: number
+  /** See the block watcher's `onNextPoll`. */
+  onNextPoll?: ((delayMs: number) => void) | undefined
 }): ChainBlocks {
   const listeners = new Set<BlockWatcherListener>()
   let watcher: BlockWatcher | undefined
@@ -43,6 +45,7 @@ export function createChainBlocks(parameters: {
         client: parameters.client,
         pollMs: parameters.pollMs,
         window: parameters.window,
+        onNextPoll: parameters.onNextPoll,
         listener: {
           onBlocks: (blocks) => each((one) => one.onBlocks(blocks)),
           onReorg: (event) => each((one) => one.onReorg(event)),

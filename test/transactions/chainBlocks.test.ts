@@ -1,29 +1,42 @@
 import { createPublicClient, http } from 'viem'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type ChainBlocks, createChainBlocks } from '../../src/transactions/chainBlocks.js'
+import { hurriedPollMs } from '../../src/transactions/index.js'
 import { chainWithRouter } from '../helpers/localChains.js'
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+// The hurry after a send, read from the delay the watcher gives its next poll after each one (an
+// order of polls, not a count in a stretch of time: a loaded machine runs fewer of them).
 
-/** Chain blocks on the test chain whose head polls are counted (one request per poll: no batching). */
-function countedChainBlocks(): { blocks: ChainBlocks; polls: () => number } {
-  let polls = 0
-  const client = createPublicClient({
-    transport: http(chainWithRouter().rpcUrl, {
-      onFetchRequest: async (request) => {
-        if ((await request.clone().text()).includes('eth_getBlockByNumber')) polls += 1
-      },
-    }),
+/** A slow normal poll, so that the hurry's polls stand out. */
+const pollMs = 400
+
+/** Chain blocks on the test chain, with the delay of each next poll as it is decided. */
+function scheduledChainBlocks(): { blocks: ChainBlocks; nextDelay: () => Promise<number> } {
+  let waiting: ((delayMs: number) => void)[] = []
+  const blocks = createChainBlocks({
+    client: createPublicClient({ transport: http(chainWithRouter().rpcUrl) }),
+    pollMs,
+    window: 16,
+    onNextPoll: (delayMs) => {
+      const resolvers = waiting
+      waiting = []
+      for (const resolve of resolvers) resolve(delayMs)
+    },
   })
-  // A slow normal poll, so that the hurry's polls stand out.
-  return { blocks: createChainBlocks({ client, pollMs: 400, window: 16 }), polls: () => polls }
+  return {
+    blocks,
+    nextDelay: () =>
+      new Promise((resolve) => {
+        waiting.push(resolve)
+      }),
+  }
 }
 
-/** Head polls during `ms`. */
-async function pollsDuring(counted: { polls: () => number }, ms: number): Promise<number> {
-  const before = counted.polls()
-  await pause(ms)
-  return counted.polls() - before
+/** The delays of the next `count` polls. */
+async function nextDelays(scheduled: { nextDelay: () => Promise<number> }, count: number) {
+  const delays: number[] = []
+  for (let index = 0; index < count; index++) delays.push(await scheduled.nextDelay())
+  return delays
 }
 
 describe('chain blocks: the hurry after a send', () => {
@@ -34,40 +47,40 @@ describe('chain blocks: the hurry after a send', () => {
   })
 
   it('ends once no wallet waits for a block, and starts again with the next send', async () => {
-    const counted = countedChainBlocks()
-    running = counted.blocks
+    const scheduled = scheduledChainBlocks()
+    running = scheduled.blocks
     let aWaits = true
     let bWaits = false
-    counted.blocks.subscribe({ onBlocks: () => undefined, onReorg: () => undefined, waiting: () => aWaits })
-    counted.blocks.subscribe({ onBlocks: () => undefined, onReorg: () => undefined, waiting: () => bWaits })
-    await pause(50)
+    scheduled.blocks.subscribe({ onBlocks: () => undefined, onReorg: () => undefined, waiting: () => aWaits })
+    scheduled.blocks.subscribe({ onBlocks: () => undefined, onReorg: () => undefined, waiting: () => bWaits })
+    expect(await scheduled.nextDelay()).toBe(pollMs)
 
-    counted.blocks.hurry(5_000)
-    // One wallet waits: polled every few ms (a slow normal poll would give at most one here).
-    expect(await pollsDuring(counted, 300)).toBeGreaterThanOrEqual(4)
+    scheduled.blocks.hurry(5_000)
+    // One wallet waits: polled again within the hurried interval, poll after poll.
+    for (const delay of await nextDelays(scheduled, 5)) expect(delay).toBeLessThanOrEqual(hurriedPollMs)
 
     aWaits = false
     bWaits = true
     // The other one waits now: still hurried.
-    expect(await pollsDuring(counted, 300)).toBeGreaterThanOrEqual(4)
+    for (const delay of await nextDelays(scheduled, 3)) expect(delay).toBeLessThanOrEqual(hurriedPollMs)
 
     bWaits = false
-    // The poll under way and the one that finds nobody waiting; then every 400 ms.
-    await pause(100)
-    expect(await pollsDuring(counted, 700)).toBeLessThanOrEqual(2)
+    // The poll under way may have been decided before; the one after finds nobody waiting.
+    const [, afterNobody] = await nextDelays(scheduled, 2)
+    expect(afterNobody).toBe(pollMs)
+    expect(await scheduled.nextDelay()).toBe(pollMs)
 
     aWaits = true
-    counted.blocks.hurry(5_000)
-    expect(await pollsDuring(counted, 300)).toBeGreaterThanOrEqual(4)
+    scheduled.blocks.hurry(5_000)
+    for (const delay of await nextDelays(scheduled, 3)) expect(delay).toBeLessThanOrEqual(hurriedPollMs)
   })
 
   it('runs its course for listeners that do not say whether they wait', async () => {
-    const counted = countedChainBlocks()
-    running = counted.blocks
-    counted.blocks.subscribe({ onBlocks: () => undefined, onReorg: () => undefined })
-    await pause(50)
-    counted.blocks.hurry(5_000)
-    await pause(100)
-    expect(await pollsDuring(counted, 700)).toBeGreaterThanOrEqual(8)
+    const scheduled = scheduledChainBlocks()
+    running = scheduled.blocks
+    scheduled.blocks.subscribe({ onBlocks: () => undefined, onReorg: () => undefined })
+    expect(await scheduled.nextDelay()).toBe(pollMs)
+    scheduled.blocks.hurry(5_000)
+    for (const delay of await nextDelays(scheduled, 10)) expect(delay).toBeLessThanOrEqual(hurriedPollMs)
   })
 })
