@@ -140,6 +140,7 @@ describe('the execution section', () => {
         risk: { maxTradeNotional: '5000', maxDailyNotional: '20000.5', maxChainDailyNotional: '0.000001' },
         dryRun: true,
         pipelineDepth: 8,
+        maxInclusionDelayMs: 0,
         allowanceOverride: false,
       },
     })
@@ -160,6 +161,7 @@ describe('the execution section', () => {
         maxChainDailyNotional: 10n ** 12n,
       },
       pipelineDepth: 8,
+      maxInclusionDelayMs: 0,
       allowanceOverride: false,
     })
     expect(engineChainConfigsOf(config)[0]?.defaultInclusionMs).toBe(1200)
@@ -227,6 +229,8 @@ describe('the execution section', () => {
     [{ pipelineDepth: 0 }, 'execution.pipelineDepth: must be a whole number from 1 to 64'],
     [{ pipelineDepth: 65 }, 'execution.pipelineDepth: must be a whole number from 1 to 64'],
     [{ allowanceOverride: 'no' }, 'execution.allowanceOverride: must be true or false'],
+    [{ maxInclusionDelayMs: -1 }, 'execution.maxInclusionDelayMs: must be a whole number from 0 to 5000'],
+    [{ maxInclusionDelayMs: 2.5 }, 'execution.maxInclusionDelayMs: must be a whole number from 0 to 5000'],
   ])('refuses %j, naming the field and the fix', (execution, message) => {
     expect(configErrorOf({ ...validFile, execution })).toContain(message)
   })
