@@ -1,12 +1,10 @@
-import { encodeFunctionData, erc20Abi, type LocalAccount } from 'viem'
+import type { LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { createChainClients } from '../../src/chain/clients.js'
 import { privateKeyToFastAccount } from '../../src/chain/privateKeyToFastAccount.js'
-import { openLedger } from '../../src/store/index.js'
-import { createTransactionManager, defaultTransactionManagerSettings } from '../../src/transactions/index.js'
-import { engineLedgers, testTransactionSettings } from '../helpers/engine.js'
-import { chainWithRouter, fundAddress } from '../helpers/localChains.js'
+import { engineLedgers } from '../helpers/engine.js'
+import { chainWithRouter } from '../helpers/localChains.js'
+import { approveOneRequest, startTestManager } from '../helpers/transactionManager.js'
 
 // The wallet's critical section (kill switch and validity checked, nonce taken, signed, stored) is
 // meant to run in one stretch of the JS thread: with the daemon's signer nothing awaits in it, so
@@ -35,61 +33,28 @@ function microtaskChain() {
 /** Sends one approval through a fresh manager, and counts the other work that ran inside its critical section. */
 async function stepsInsideCriticalSection(account: LocalAccount) {
   const chain = chainWithRouter()
-  await fundAddress(chain, account.address)
-  const ledger = openLedger({ path: ledgers.path() })
-  const { publicClient, walletClient } = createChainClients({
-    chainId: chain.chainId,
-    rpcUrl: chain.rpcUrl,
-    account,
-  })
-  const manager = createTransactionManager({
-    chainId: chain.chainId,
-    ledger,
-    account,
-    publicClient,
-    walletClient,
-    settings: { ...defaultTransactionManagerSettings, ...testTransactionSettings },
-    handler: { included() {}, reorged() {}, abandoned() {}, deadlineOf: () => undefined },
-    inclusionMs: () => 1_000,
-  })
-  manager.start()
+  const { manager, stop } = await startTestManager({ chain, account, ledgerPath: ledgers.path() })
   try {
-    await manager.ready()
     const other = microtaskChain()
     let atCheck = -1
     let atStore = -1
-    const { records, broadcast } = await manager.sendAll(
-      () => [
-        {
-          kind: 'approve',
-          to: chain.defaultAsset.address,
-          data: encodeFunctionData({
-            abi: erc20Abi,
-            functionName: 'approve',
-            args: [chain.executorAddress, 1n],
-          }),
-          gas: 100_000n,
-        },
-      ],
-      {
-        executionId: null,
-        check: () => {
-          other.start()
-          atCheck = other.steps()
-        },
-        // Inside the ledger transaction, right before its COMMIT.
-        alsoInLedger: () => {
-          atStore = other.steps()
-        },
+    const { records, broadcast } = await manager.sendAll(() => [approveOneRequest(chain)], {
+      executionId: null,
+      check: () => {
+        other.start()
+        atCheck = other.steps()
       },
-    )
+      // Inside the ledger transaction, right before its COMMIT.
+      alsoInLedger: () => {
+        atStore = other.steps()
+      },
+    })
     other.stop()
     expect(records).toHaveLength(1)
     expect((await broadcast)[0]?.status).toBe('broadcast')
     return atStore - atCheck
   } finally {
-    await manager.stop()
-    ledger.close()
+    await stop()
   }
 }
 
