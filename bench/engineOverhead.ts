@@ -13,11 +13,7 @@
 //               revert, all terminal
 //   memory      executions in a row: resident memory of this process (engine, ledger, viem; not the
 //               sandbox service, which lives in the child) after the first thousand and at the end
-// Run: npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 200]
-//      [--warmup 2] [--concurrent 40] [--rounds 1] [--wallets 4] [--max-quotes-in-flight 4]
-//      [--max-inclusion-delay-ms 150]
-//      [--keep-ledgers] [--latency-intents 500] [--memory-executions 10000]
-//      [--wal-checkpoints background|inline] [--ledger-dir DIR] [--no-disk-probe]
+// Run: npm run bench:engine [-- --json] [options: bench/engine/options.ts, engineBenchUsage]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { privateKeyToFastAccount } from '../src/chain/privateKeyToFastAccount.js'
@@ -34,11 +30,11 @@ import {
   openBenchEngine,
   type TimedExecution,
 } from './engine/enginePath.js'
-import { parseEngineBenchOptions } from './engine/options.js'
+import { engineBenchOptionsOrExit } from './engine/options.js'
 import { type BenchReport, mean, percentile, printReport } from './engine/report.js'
 import { startSandboxProcess } from './engine/sandboxProcess.js'
 
-const options = parseEngineBenchOptions(process.argv.slice(2))
+const options = engineBenchOptionsOrExit(process.argv.slice(2))
 const { trades, warmup, concurrent, rounds, wallets } = options
 const amountIn = '300'
 const progress = (message: string) => process.stderr.write(`[bench:engine] ${message}\n`)
@@ -168,12 +164,7 @@ try {
       extraAccounts: extra.map((w) => privateKeyToFastAccount(w.privateKey)),
       chains: sandbox.chains,
       rpcUrlOf,
-      settings: {
-        ...(options.maxQuotesInFlight === undefined ? {} : { maxQuotesInFlight: options.maxQuotesInFlight }),
-        ...(options.maxInclusionDelayMs === undefined
-          ? {}
-          : { maxInclusionDelayMs: options.maxInclusionDelayMs }),
-      },
+      settings: options.engineSettings,
       walCheckpoints: options.walCheckpoints,
     })
     engines.push(bench)

@@ -4,14 +4,38 @@ import { tmpdir } from 'node:os'
 
 export type EngineBenchOptions = ReturnType<typeof parseEngineBenchOptions>
 
+/** The command line, as a bad option's error shows it. */
+export const engineBenchUsage = `npm run bench:engine [-- --json] [--scenarios sequential,latency,memory] [--trades 200]
+     [--warmup 2] [--concurrent 40] [--rounds 1] [--wallets 4] [--max-quotes-in-flight 4]
+     [--max-inclusion-delay-ms 150] [--keep-ledgers] [--latency-intents 500]
+     [--memory-executions 10000] [--wal-checkpoints background|inline] [--ledger-dir DIR] [--no-disk-probe]`
+
 /**
- * The options of `npm run bench:engine -- …` (see bench/engineOverhead.ts for each), with their
+ * The options of `npm run bench:engine -- …` (each in docs/performance.md), with their
  * defaults; a bad value throws naming the option.
  *
  * @example
  * const options = parseEngineBenchOptions(['--scenarios', 'sequential', '--rounds', '3'])
  */
 export function parseEngineBenchOptions(args: readonly string[]) {
+  try {
+    return parseOptions(args)
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\nusage: ${engineBenchUsage}`)
+  }
+}
+
+/** {@link parseEngineBenchOptions} for the command line: a bad option prints its message and the usage, and exits 2. */
+export function engineBenchOptionsOrExit(args: readonly string[]): EngineBenchOptions {
+  try {
+    return parseEngineBenchOptions(args)
+  } catch (error) {
+    process.stderr.write(`bench:engine: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exit(2)
+  }
+}
+
+function parseOptions(args: readonly string[]) {
   const json = args.includes('--json')
   const number = (name: string, fallback: number, max: number) => {
     const at = args.indexOf(`--${name}`)
@@ -67,8 +91,11 @@ export function parseEngineBenchOptions(args: readonly string[]) {
     concurrent,
     rounds,
     wallets,
-    maxQuotesInFlight,
-    maxInclusionDelayMs,
+    /** The engine's settings these options set (the rest are the engine's defaults). */
+    engineSettings: {
+      ...(maxQuotesInFlight === undefined ? {} : { maxQuotesInFlight }),
+      ...(maxInclusionDelayMs === undefined ? {} : { maxInclusionDelayMs }),
+    },
     latencyIntents,
     // Checked above: one of the two.
     walCheckpoints: walCheckpoints as 'background' | 'inline',
