@@ -27,7 +27,10 @@ const terminal: readonly ExecutionState[] = ['confirmed', 'failed', 'expired', '
  * `stockroute_expired_quote_drops_total{chain}` (quotes dropped for too little validity),
  * `stockroute_reconciliation_discrepancies` (latest run) and `…_total`,
  * `stockroute_nonce_gaps_filled_total{chain}`, `stockroute_transaction_replacements_total{chain}`,
- * `stockroute_transaction_rebroadcasts_total{chain}`, `stockroute_reorgs_total{chain}`; given the
+ * `stockroute_transaction_rebroadcasts_total{chain}`, `stockroute_reorgs_total{chain}`,
+ * `stockroute_inclusion_wait_seconds` (how long the recording of mined transactions waited for
+ * other executions' held quotes) and `stockroute_inclusion_waits_ran_out_total` (those that
+ * `maxInclusionDelayMs` ended: quotes held back to back, a burst); given the
  * ledger, `stockroute_ledger_write_seconds` (how long each write transaction held the JS thread:
  * on a disk whose fsync stalls, this is where the quote-to-broadcast tail comes from) and
  * `stockroute_ledger_wal_checkpoints_total` (the background checkpointer's).
@@ -131,6 +134,17 @@ export function createDaemonMetrics(
       registers: [registry],
     }),
   }
+  const inclusionWaits = new Histogram({
+    name: 'stockroute_inclusion_wait_seconds',
+    help: 'How long the recording of mined transactions (fills, positions, execution ends) waited for other executions holding a router quote',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5],
+    registers: [registry],
+  })
+  const inclusionWaitsRanOut = new Counter({
+    name: 'stockroute_inclusion_waits_ran_out_total',
+    help: 'Waits of that recording ended by execution.maxInclusionDelayMs while quotes were still held',
+    registers: [registry],
+  })
   const quotedAt = new Map<number, number>()
   const chainOfExecution = new Map<number, string>()
 
@@ -164,6 +178,10 @@ export function createDaemonMetrics(
         }
         const at = quotedAt.get(event.executionId)
         if (at !== undefined) quoteToPrepared.observe({ chain }, (Date.now() - at) / 1000)
+      },
+      onInclusionWait(wait) {
+        inclusionWaits.observe(wait.waitedMs / 1000)
+        if (wait.ranOut) inclusionWaitsRanOut.inc()
       },
     },
     recordTransactionEvent(chainId, event) {

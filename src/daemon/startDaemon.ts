@@ -131,6 +131,7 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       },
       onStep: (step) => metrics.hooks.onStep(step),
       onStage: (event) => metrics.hooks.onStage(event),
+      onInclusionWait: (wait) => metrics.hooks.onInclusionWait(wait),
     }
     const engine = await createEngine({
       ledger,

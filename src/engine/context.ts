@@ -6,7 +6,7 @@ import type { Ledger } from '../store/openLedger.js'
 import type { TransactionKind } from '../store/transactions.js'
 import type { ExecutionControls } from './cancelExecution.js'
 import type { QuoteAdmission } from './quoteAdmission.js'
-import type { QuoteWindows } from './quoteWindows.js'
+import type { InclusionWait, QuoteWindows } from './quoteWindows.js'
 import type { Instrument, InstrumentResolver } from './resolveInstrument.js'
 import type { EngineSettings } from './settings.js'
 import type { SettlementWaiters } from './settlement.js'
@@ -50,6 +50,11 @@ export type EngineHooks = {
    * execute simulated, right before it asks for the wallet's critical section.
    */
   onStage?: ((event: EngineStageEvent) => void) | undefined
+  /**
+   * The recording of mined transactions waited for other executions' held quotes (quoteWindows.ts):
+   * how long, and whether `maxInclusionDelayMs` ended the wait rather than the quotes.
+   */
+  onInclusionWait?: ((wait: InclusionWait) => void) | undefined
 }
 
 /** A stage an execution reached: the quote id once there is one. */

@@ -149,7 +149,10 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
     settlements: createSettlementWaiters(),
     executionControls: new Map(),
     admission: createQuoteAdmission({ ceiling: settings.maxQuotesInFlight }),
-    quoteWindows: createQuoteWindows({ maxWaitMs: settings.maxInclusionDelayMs }),
+    quoteWindows: createQuoteWindows({
+      maxWaitMs: settings.maxInclusionDelayMs,
+      onWaited: (wait) => parameters.hooks?.onInclusionWait?.(wait),
+    }),
   }
   const chains: Map<number, ChainRuntime> = await createChainRuntimes(
     {

@@ -22,8 +22,12 @@ export type QuoteWindows = {
   status(): { open: number; waiting: number; maxWaitMs: number }
 }
 
+/** One wait that {@link QuoteWindows.passed} made: how long, and whether the bound ended it. */
+export type InclusionWait = { waitedMs: number; ranOut: boolean }
+
 /**
  * A {@link QuoteWindows} whose waiters never wait longer than `maxWaitMs` (0: they never wait).
+ * `onWaited` hears of every wait that was not let through at once.
  *
  * @example
  * const windows = createQuoteWindows({ maxWaitMs: 150 })
@@ -32,8 +36,13 @@ export type QuoteWindows = {
  * void windows.passed().then(recordInclusions) // runs once the window closes, or 150 ms later
  * window.close() // the execute is handed to the node
  */
-export function createQuoteWindows(options: { maxWaitMs: number }): QuoteWindows {
-  const { maxWaitMs } = options
+export function createQuoteWindows(options: {
+  maxWaitMs: number
+  onWaited?: ((wait: InclusionWait) => void) | undefined
+  now?: (() => number) | undefined
+}): QuoteWindows {
+  const { maxWaitMs, onWaited } = options
+  const now = options.now ?? (() => performance.now())
   if (!Number.isInteger(maxWaitMs) || maxWaitMs < 0)
     throw new RangeError(
       `maxInclusionDelayMs ${maxWaitMs} must be a whole number of ms >= 0 (0: inclusions never wait)`,
@@ -67,13 +76,16 @@ export function createQuoteWindows(options: { maxWaitMs: number }): QuoteWindows
     },
     passed() {
       if (open === 0 || maxWaitMs === 0) return Promise.resolve()
+      const startedAt = now()
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           waiters = waiters.filter((waiter) => waiter !== done)
+          onWaited?.({ waitedMs: now() - startedAt, ranOut: true })
           resolve()
         }, maxWaitMs)
         const done = () => {
           clearTimeout(timer)
+          onWaited?.({ waitedMs: now() - startedAt, ranOut: false })
           resolve()
         }
         waiters.push(done)

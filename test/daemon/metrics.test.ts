@@ -48,3 +48,15 @@ describe('the daemon metrics of its ledger', () => {
     }
   })
 })
+
+describe('the daemon metrics of the quote windows', () => {
+  it('time the waits of inclusions for held quotes, and count those the bound ended', async () => {
+    const metrics = createDaemonMetrics()
+    metrics.hooks.onInclusionWait({ waitedMs: 4, ranOut: false })
+    metrics.hooks.onInclusionWait({ waitedMs: 150, ranOut: true })
+    const text = await metrics.render()
+    expect(sample(text, 'stockroute_inclusion_wait_seconds_count')).toBe(2)
+    expect(sample(text, 'stockroute_inclusion_wait_seconds_sum')).toBeCloseTo(0.154, 6)
+    expect(sample(text, 'stockroute_inclusion_waits_ran_out_total')).toBe(1)
+  })
+})

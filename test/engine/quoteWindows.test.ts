@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createQuoteWindows } from '../../src/engine/quoteWindows.js'
+import { createQuoteWindows, type InclusionWait } from '../../src/engine/quoteWindows.js'
 
 /** Whether a promise has settled once the microtasks queued so far have run. */
 async function settledNow(promise: Promise<unknown>): Promise<boolean> {
@@ -17,15 +17,23 @@ describe('quote windows', () => {
     vi.useRealTimers()
   })
 
-  it('let a waiter through at once while no quote is held', async () => {
-    const windows = createQuoteWindows({ maxWaitMs: 150 })
+  it('let a waiter through at once while no quote is held, and report no wait', async () => {
+    const waits: InclusionWait[] = []
+    const windows = createQuoteWindows({ maxWaitMs: 150, onWaited: (wait) => waits.push(wait) })
     // Created, not opened: the quote has not arrived yet.
     windows.create()
     expect(await settledNow(windows.passed())).toBe(true)
+    expect(waits).toEqual([])
   })
 
   it('hold a waiter until the last open window closes; closing twice is closing once', async () => {
-    const windows = createQuoteWindows({ maxWaitMs: 60_000 })
+    const waits: InclusionWait[] = []
+    let clock = 1_000
+    const windows = createQuoteWindows({
+      maxWaitMs: 60_000,
+      onWaited: (wait) => waits.push(wait),
+      now: () => clock,
+    })
     const first = windows.create()
     const second = windows.create()
     first.open()
@@ -36,8 +44,10 @@ describe('quote windows', () => {
     first.close()
     expect(await settledNow(passed)).toBe(false)
     expect(windows.status().open).toBe(1)
+    clock += 12
     second.close()
     expect(await settledNow(passed)).toBe(true)
+    expect(waits).toEqual([{ waitedMs: 12, ranOut: false }])
     expect(windows.status()).toEqual({ open: 0, waiting: 0, maxWaitMs: 60_000 })
   })
 
@@ -56,7 +66,12 @@ describe('quote windows', () => {
 
   it('let a waiter through after maxWaitMs even while a quote is still held', async () => {
     vi.useFakeTimers()
-    const windows = createQuoteWindows({ maxWaitMs: 150 })
+    const waits: InclusionWait[] = []
+    const windows = createQuoteWindows({
+      maxWaitMs: 150,
+      onWaited: (wait) => waits.push(wait),
+      now: Date.now,
+    })
     windows.create().open()
     const passed = windows.passed()
     await vi.advanceTimersByTimeAsync(149)
@@ -65,6 +80,7 @@ describe('quote windows', () => {
     expect(await settledNow(passed)).toBe(true)
     // The waiter that ran out is no longer held.
     expect(windows.status()).toEqual({ open: 1, waiting: 0, maxWaitMs: 150 })
+    expect(waits).toEqual([{ waitedMs: 150, ranOut: true }])
   })
 
   it('never hold anyone with maxWaitMs 0, and refuse a bound that is not a whole number of ms', async () => {

@@ -1,7 +1,7 @@
 import { erc20Abi } from 'viem'
 import { getTransactionCount } from 'viem/actions'
 import { describe, expect, it } from 'vitest'
-import type { EngineSettings } from '../../src/engine/index.js'
+import type { EngineSettings, InclusionWait } from '../../src/engine/index.js'
 import { startRpcFaultProxy } from '../../src/sandbox/rpcFaultProxy.js'
 import { openLedger } from '../../src/store/index.js'
 import { createTestEngine, engineLedgers } from '../helpers/engine.js'
@@ -237,6 +237,7 @@ describe('quote windows', () => {
     const chain = chainWithRouter()
     const rpc = await startRpcFaultProxy({ upstream: chain.rpcUrl, seed: 12 })
     const order: string[] = []
+    const waits: InclusionWait[] = []
     let watching = false
     let first: number | undefined
     let second: Promise<unknown> | undefined
@@ -259,6 +260,9 @@ describe('quote windows', () => {
           if (watching && step.step === 'sending' && step.kind === 'execute')
             order.push(`${step.executionId === first ? 'A' : 'B'} handed over`)
         },
+        onInclusionWait: (wait) => {
+          if (watching) waits.push(wait)
+        },
         onTransition: (_event, execution) => {
           if (watching && execution.state === 'confirmed')
             order.push(`${execution.id === first ? 'A' : 'B'} confirmed`)
@@ -275,6 +279,8 @@ describe('quote windows', () => {
       await second
       expect(a.execution.state, a.execution.reason).toBe('confirmed')
       expect(order).toEqual(['A handed over', 'B handed over', 'A confirmed', 'B confirmed'])
+      // The engine's hook heard of the wait, ended by B's hand-over, not by the bound.
+      expect(waits.some((wait) => !wait.ranOut && wait.waitedMs > 0)).toBe(true)
     } finally {
       await test.close()
       await rpc.stop()
