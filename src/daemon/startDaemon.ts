@@ -124,14 +124,13 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     const shutdown = new AbortController()
     let activity: ActivityPrinter | undefined
     const marketData = createMarketDataCache({ service, staleAfterMs: settings.marketData.staleAfterMs })
+    // Every hook feeds the metrics; transitions also the activity printer.
     const hooks: EngineHookFunctions = {
+      ...metrics.hooks,
       onTransition: (event, execution) => {
         metrics.hooks.onTransition(event, execution)
         activity?.hooks.onTransition(event, execution)
       },
-      onStep: (step) => metrics.hooks.onStep(step),
-      onStage: (event) => metrics.hooks.onStage(event),
-      onInclusionWait: (wait) => metrics.hooks.onInclusionWait(wait),
     }
     const engine = await createEngine({
       ledger,
