@@ -20,7 +20,11 @@ export type ChainBlocks = {
 
 /**
  * One block watcher per chain, whatever the number of wallets trading on it: each block is read
- * once and told to every wallet's transaction manager in turn (each finds its own transactions).
+ * once and told to every wallet's transaction manager at once (each finds its own transactions).
+ * At once, not in turn: the wallets' receipts are then asked for in the same turn of the event loop
+ * (one batch request), their inclusions wait for the engine's held quotes together (a chain's fills
+ * wait at most `maxInclusionDelayMs`, not that once per wallet) and share one commit. Reorgs are
+ * still told in turn: they are rare, and their reversals are then written in a known order.
  *
  * @example
  * const blocks = createChainBlocks({ client: publicClient, pollMs: 250, window: 64 })
@@ -38,6 +42,12 @@ export function createChainBlocks(parameters: {
   const each = async (call: (listener: BlockWatcherListener) => Promise<void> | void) => {
     for (const listener of [...listeners]) await call(listener)
   }
+  /** Every listener called at once; the first failure is thrown once all have settled (the watcher then reports it and reads the blocks again). */
+  const all = async (call: (listener: BlockWatcherListener) => Promise<void> | void) => {
+    const settled = await Promise.allSettled([...listeners].map(async (listener) => call(listener)))
+    const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected')
+    if (failed) throw failed.reason
+  }
   return {
     subscribe(listener) {
       listeners.add(listener)
@@ -47,7 +57,7 @@ export function createChainBlocks(parameters: {
         window: parameters.window,
         onNextPoll: parameters.onNextPoll,
         listener: {
-          onBlocks: (blocks) => each((one) => one.onBlocks(blocks)),
+          onBlocks: (blocks) => all((one) => one.onBlocks(blocks)),
           onReorg: (event) => each((one) => one.onReorg(event)),
           onError: (error) => {
             for (const one of listeners) one.onError?.(error)

@@ -1,5 +1,6 @@
 import { createPublicClient, http } from 'viem'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { WatchedBlock } from '../../src/transactions/blockWatcher.js'
 import { type ChainBlocks, createChainBlocks } from '../../src/transactions/chainBlocks.js'
 import { hurriedPollMs } from '../../src/transactions/index.js'
 import { chainWithRouter } from '../helpers/localChains.js'
@@ -82,5 +83,73 @@ describe('chain blocks: the hurry after a send', () => {
     expect(await scheduled.nextDelay()).toBe(pollMs)
     scheduled.blocks.hurry(5_000)
     for (const delay of await nextDelays(scheduled, 10)) expect(delay).toBeLessThanOrEqual(hurriedPollMs)
+  })
+})
+
+describe('chain blocks: every wallet hears of a block at once', () => {
+  let running: ChainBlocks | undefined
+  afterEach(async () => {
+    await running?.stop()
+    running = undefined
+  })
+
+  it('tells the second wallet while the first one still works on the same blocks', async () => {
+    running = scheduledChainBlocks().blocks
+    const seenBySecond: bigint[] = []
+    let secondHeard: (() => void) | undefined
+    const secondHears = new Promise<void>((resolve) => {
+      secondHeard = resolve
+    })
+    const firstSaw: { blocks: bigint[]; secondHadThem: boolean }[] = []
+    running.subscribe({
+      // Holds its blocks until the second wallet has heard of them (or 5 s: told in turn, it never would).
+      onBlocks: async (blocks) => {
+        const numbers = blocks.map((block) => block.number)
+        await Promise.race([secondHears, new Promise((resolve) => setTimeout(resolve, 5_000))])
+        firstSaw.push({ blocks: numbers, secondHadThem: numbers.every((n) => seenBySecond.includes(n)) })
+      },
+      onReorg: () => undefined,
+    })
+    running.subscribe({
+      onBlocks: (blocks) => {
+        seenBySecond.push(...blocks.map((block) => block.number))
+        secondHeard?.()
+      },
+      onReorg: () => undefined,
+    })
+    // The first report (the head at start) is the blocks both wallets hear of.
+    await expect.poll(() => firstSaw.length, { timeout: 10_000 }).toBeGreaterThan(0)
+    expect(firstSaw[0]?.secondHadThem).toBe(true)
+  })
+
+  it('tells every wallet when one fails, reports the failure and tells them again', async () => {
+    running = scheduledChainBlocks().blocks
+    const errors: unknown[] = []
+    const heardByFirst: bigint[][] = []
+    const heardBySecond: bigint[][] = []
+    let failures = 1
+    const numbersOf = (blocks: readonly WatchedBlock[]) => blocks.map((block) => block.number)
+    running.subscribe({
+      onBlocks: (blocks) => {
+        heardByFirst.push(numbersOf(blocks))
+        if (failures-- > 0) throw new Error('the ledger is busy')
+      },
+      onReorg: () => undefined,
+      onError: (error) => errors.push(error),
+    })
+    running.subscribe({
+      onBlocks: (blocks) => void heardBySecond.push(numbersOf(blocks)),
+      onReorg: () => undefined,
+    })
+    // The first report (the head at start; both subscribed before it) fails for the first wallet only.
+    await expect.poll(() => errors.length, { timeout: 10_000 }).toBe(1)
+    expect((errors[0] as Error).message).toBe('the ledger is busy')
+    expect(heardBySecond[0]).toEqual(heardByFirst[0])
+    // The same blocks come again, to both.
+    running.hurry(1_000)
+    await expect.poll(() => heardByFirst.length, { timeout: 10_000 }).toBeGreaterThan(1)
+    expect(heardByFirst[1]?.[0]).toBe(heardByFirst[0]?.[0])
+    await expect.poll(() => heardBySecond.length, { timeout: 10_000 }).toBeGreaterThan(1)
+    expect(heardBySecond[1]?.[0]).toBe(heardByFirst[0]?.[0])
   })
 })
