@@ -360,6 +360,7 @@ try {
           p50Ms: percentile(total, 50),
           p99Ms: percentile(total, 99),
           maxMs: Math.max(...total),
+          atOrOver10Ms: total.filter((ms) => ms >= 10).length,
           toPreparedP50Ms: percentile(toPrepared, 50),
           toPreparedP99Ms: percentile(toPrepared, 99),
           toHandOverP50Ms: percentile(toHandOver, 50),
