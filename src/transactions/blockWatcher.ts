@@ -148,6 +148,10 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
         }
         accepted.push(block)
       }
+      // Blocks told before to a listener that failed come again: each number is remembered once, or
+      // the repeats would crowd the window and a shallow reorg would look deeper than it can know.
+      const first = accepted[0]
+      while (first && (known.at(-1)?.number ?? -1n) >= first.number) known.pop()
       for (const block of accepted) known.push(block)
       while (known.length > window) known.shift()
       if (accepted.length > 0) {
