@@ -138,6 +138,16 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
           number === headNumber ? head : fetchBlock(number),
         ),
       )
+      // Told before (a listener failed, so the watcher did not move on) and replaced since: a reorg,
+      // reported before the new blocks are; then they are read again.
+      const replaced = fetched.find((block) => {
+        const told = at(block.number)
+        return told !== undefined && told.hash !== block.hash
+      })
+      if (replaced) {
+        await reorgBelow(replaced.number)
+        continue
+      }
       const accepted: WatchedBlock[] = []
       let forked: bigint | undefined
       for (const block of fetched) {

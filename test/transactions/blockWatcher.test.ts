@@ -67,4 +67,52 @@ describe('block watcher', () => {
       await watcher?.stop()
     }
   })
+
+  it('reports a block told to a failing listener and replaced before it was told again as a reorg', async () => {
+    const client = createPublicClient({ transport: http(anvil.rpcUrl) })
+    const testClient = createTestClient({ mode: 'anvil', transport: http(anvil.rpcUrl) })
+    const told: { number: bigint; hash: string }[] = []
+    const reorgs: { forkNumber: bigint; removed: bigint[]; beyondWindow: boolean }[] = []
+    let failures = 0
+    // Polled by hand: the block is replaced and another mined between two polls.
+    const watcher = startBlockWatcher({
+      client,
+      pollMs: 60_000,
+      window: 8,
+      listener: {
+        onBlocks(blocks) {
+          if (failures > 0) {
+            failures -= 1
+            throw new Error('the ledger is busy')
+          }
+          told.push(...blocks.map((block) => ({ number: block.number, hash: block.hash })))
+        },
+        onReorg: (event) =>
+          void reorgs.push({
+            forkNumber: event.forkNumber,
+            removed: event.removed.map((block) => block.number),
+            beyondWindow: event.beyondWindow,
+          }),
+        onError: () => undefined,
+      },
+    })
+    try {
+      await expect.poll(() => told.length, { timeout: 10_000 }).toBe(1)
+      const start = told[0]?.number as bigint
+      await testClient.mine({ blocks: 1 })
+      await watcher.poll()
+      failures = 1
+      await testClient.mine({ blocks: 1 })
+      await watcher.poll() // start + 2: its listener fails
+      const failedHash = (await client.getBlock({ blockNumber: start + 2n })).hash
+      await testClient.request({ method: 'anvil_reorg', params: [1, []] } as never)
+      await testClient.mine({ blocks: 1 })
+      await watcher.poll()
+      expect(reorgs).toEqual([{ forkNumber: start + 1n, removed: [start + 2n], beyondWindow: false }])
+      expect(told.map((block) => block.number)).toEqual([start, start + 1n, start + 2n, start + 3n])
+      expect(told[2]?.hash).not.toBe(failedHash)
+    } finally {
+      await watcher.stop()
+    }
+  })
 })
