@@ -101,7 +101,8 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[rank - 1] ?? Number.NaN
 }
 
-function table(header: readonly string[], rows: readonly (readonly string[])[]) {
+/** Prints a Markdown table to stdout, columns padded to their widest cell. */
+export function printTable(header: readonly string[], rows: readonly (readonly string[])[]) {
   const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]?.length ?? 0)))
   const line = (cells: readonly string[]) =>
     `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`
@@ -127,7 +128,7 @@ export function printReport(report: BenchReport): void {
   if (report.perChain) {
     console.log(`## One execution end to end, ${report.trades} in a row after ${report.warmup} warm-up, ms`)
     console.log('')
-    table(
+    printTable(
       ['chain', 'bare mean', 'bare p50', 'engine mean', 'engine p50', 'engine p95', 'ratio (target ≤ 1.10)'],
       report.perChain.map((chain) => [
         String(chain.chainId),
@@ -142,7 +143,7 @@ export function printReport(report: BenchReport): void {
   }
   console.log('## Figures of the run')
   console.log('')
-  table(
+  printTable(
     ['figure', 'value', 'target'],
     [
       [
@@ -174,7 +175,7 @@ export function printReport(report: BenchReport): void {
   if (report.overheadByRun) {
     console.log('## Quote received → execute handed to the node, by part of the run, ms')
     console.log('')
-    table(
+    printTable(
       [
         'part',
         'executions',
@@ -216,7 +217,7 @@ export function printReport(report: BenchReport): void {
     const l = report.latency
     console.log(`## Latency: ${l.intents} intents, +150 ms per RPC call, +200 ms per service call`)
     console.log('')
-    table(
+    printTable(
       [
         'wall s',
         'confirmed',
@@ -245,7 +246,7 @@ export function printReport(report: BenchReport): void {
     const m = report.memory
     console.log(`## Memory: ${m.executions} executions in a row`)
     console.log('')
-    table(
+    printTable(
       ['rss after 1000, MiB', 'rss at end, MiB', 'growth (target < 10%)', 'gc before each reading'],
       [
         [
