@@ -1,6 +1,7 @@
 // bench:bursts's command line: the variant of the engine's settings to set against the defaults,
 // and the bursts' shape, checked before anything starts.
 import { defaultEngineSettings, type EngineSettings } from '../../src/engine/settings.js'
+import { wholeNumberOption } from './options.js'
 
 export const burstBenchUsage = `npm run bench:bursts -- --variant '{"maxQuotesInFlight":3}' [--json] [--pairs 6]
      [--concurrent 40] [--wallets 4] [--both-chains]`
@@ -38,14 +39,7 @@ export function parseBurstBenchOptions(args: readonly string[]): BurstBenchOptio
 }
 
 function parseOptions(args: readonly string[]): BurstBenchOptions {
-  const number = (name: string, fallback: number, max: number) => {
-    const at = args.indexOf(`--${name}`)
-    if (at < 0) return fallback
-    const value = Number(args[at + 1])
-    if (!Number.isInteger(value) || value < 1 || value > max)
-      throw new Error(`--${name} must be a whole number from 1 to ${max}`)
-    return value
-  }
+  const number = (name: string, fallback: number, max: number) => wholeNumberOption(args, name, fallback, max)
   const known = new Set(['--json', '--pairs', '--concurrent', '--wallets', '--both-chains', '--variant'])
   for (const [index, arg] of args.entries()) {
     const previous = args[index - 1]

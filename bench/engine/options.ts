@@ -35,16 +35,24 @@ export function engineBenchOptionsOrExit(args: readonly string[]): EngineBenchOp
   }
 }
 
+/** The value of `--name` in `args`, a whole number from 1 to `max`; `fallback` when absent. Throws naming the option. */
+export function wholeNumberOption(
+  args: readonly string[],
+  name: string,
+  fallback: number,
+  max: number,
+): number {
+  const at = args.indexOf(`--${name}`)
+  if (at < 0) return fallback
+  const value = Number(args[at + 1])
+  if (!Number.isInteger(value) || value < 1 || value > max)
+    throw new Error(`--${name} must be a whole number from 1 to ${max}`)
+  return value
+}
+
 function parseOptions(args: readonly string[]) {
   const json = args.includes('--json')
-  const number = (name: string, fallback: number, max: number) => {
-    const at = args.indexOf(`--${name}`)
-    if (at < 0) return fallback
-    const value = Number(args[at + 1])
-    if (!Number.isInteger(value) || value < 1 || value > max)
-      throw new Error(`--${name} must be a whole number from 1 to ${max}`)
-    return value
-  }
+  const number = (name: string, fallback: number, max: number) => wholeNumberOption(args, name, fallback, max)
   // 200 a chain: one disk stall of a few hundred ms among 40 moved a chain's mean by a third.
   const trades = number('trades', 200, 1_000)
   const warmup = number('warmup', 2, 50)
