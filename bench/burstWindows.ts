@@ -10,6 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { privateKeyToFastAccount } from '../src/chain/privateKeyToFastAccount.js'
 import type { SwapIntent } from '../src/engine/index.js'
 import type { LocalChain } from '../src/sandbox/localChains.js'
@@ -34,6 +35,10 @@ type Burst = {
   toHandOverMs: number[]
   /** The burst's ledger COMMITs, ms each. */
   commitsMs: number[]
+  /** This process's CPU (every thread: JS, GC, the checkpointer) during the burst, ms. */
+  cpuMs: number
+  /** The share of the burst's time the JS thread's event loop was busy (0 to 1). */
+  eventLoopBusy: number
 }
 
 const options = (() => {
@@ -89,6 +94,8 @@ try {
       for (const chain of chains) await bench.execute(intentFor(chain))
       const warm = bench.overheadMs.length
       commitClock.take()
+      const cpuBefore = process.cpuUsage()
+      const loopBefore = performance.eventLoopUtilization()
       const started = performance.now()
       const outcomes = await Promise.all(
         Array.from({ length: options.concurrent }, (_, i) =>
@@ -96,6 +103,8 @@ try {
         ),
       )
       const wallMs = performance.now() - started
+      const cpu = process.cpuUsage(cpuBefore)
+      const eventLoopBusy = performance.eventLoopUtilization(loopBefore).utilization
       return {
         side,
         tradesPerSecond: options.concurrent / (wallMs / 1000),
@@ -104,6 +113,8 @@ try {
         toPreparedMs: bench.toPreparedMs.slice(warm),
         toHandOverMs: bench.toHandOverMs.slice(warm),
         commitsMs: commitClock.take().map((commit) => commit.ms),
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        eventLoopBusy,
       }
     } finally {
       await bench.close()
@@ -171,6 +182,8 @@ function summarize(side: readonly Burst[]) {
       ),
     },
     commits: { perTrade: commits.length / Math.max(1, trades), meanMs: mean(commits) },
+    cpuMsPerTrade: side.reduce((sum, burst) => sum + burst.cpuMs, 0) / Math.max(1, trades),
+    eventLoopBusy: mean(side.map((burst) => burst.eventLoopBusy)),
   }
 }
 
@@ -193,6 +206,7 @@ function printBurstReport(
     `${s.window.atOrOver10Ms} of ${s.window.executions} (${((100 * s.window.atOrOver10Ms) / Math.max(1, s.window.executions)).toFixed(0)}%)`,
     `${s.window.toPreparedP50Ms.toFixed(1)} / ${s.window.toHandOverP50Ms.toFixed(1)}`,
     `${s.commits.perTrade.toFixed(2)}, ${s.commits.meanMs.toFixed(2)} ms`,
+    `${s.cpuMsPerTrade.toFixed(2)}, ${(100 * s.eventLoopBusy).toFixed(0)}%`,
     `${s.confirmed} of ${s.bursts * report.concurrent}`,
   ]
   printTable(
@@ -203,6 +217,7 @@ function printBurstReport(
       'windows at 10 ms or more',
       'quote → simulated / simulated → handed over, p50 ms',
       'commits a trade, mean',
+      'CPU ms a trade (process), event loop busy',
       'confirmed',
     ],
     [row('default', report.default), row('variant', report.variant)],
