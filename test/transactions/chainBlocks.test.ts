@@ -40,13 +40,14 @@ async function nextDelays(scheduled: { nextDelay: () => Promise<number> }, count
   return delays
 }
 
-describe('chain blocks: the hurry after a send', () => {
-  let running: ChainBlocks | undefined
-  afterEach(async () => {
-    await running?.stop()
-    running = undefined
-  })
+/** The chain blocks a test started, stopped after it. */
+let running: ChainBlocks | undefined
+afterEach(async () => {
+  await running?.stop()
+  running = undefined
+})
 
+describe('chain blocks: the hurry after a send', () => {
   it('ends once no wallet waits for a block, and starts again with the next send', async () => {
     const scheduled = scheduledChainBlocks()
     running = scheduled.blocks
@@ -87,12 +88,6 @@ describe('chain blocks: the hurry after a send', () => {
 })
 
 describe('chain blocks: every wallet hears of a block at once', () => {
-  let running: ChainBlocks | undefined
-  afterEach(async () => {
-    await running?.stop()
-    running = undefined
-  })
-
   it('tells the second wallet while the first one still works on the same blocks', async () => {
     running = scheduledChainBlocks().blocks
     const seenBySecond: bigint[] = []
