@@ -3,6 +3,7 @@ import { eventsStrategiesNotifications } from './migration4.js'
 import { executionMarketPrice } from './migration5.js'
 import { reportIndices } from './migration6.js'
 import { reportFigures } from './migration7.js'
+import { oneCreatedIndex } from './migration8.js'
 
 /**
  * One schema change of the ledger. Migrations are numbered from 1 without gaps, each applied in its
@@ -390,6 +391,7 @@ CREATE TABLE ledger_owner (
   executionMarketPrice,
   reportIndices,
   reportFigures,
+  oneCreatedIndex,
 ]
 
 /** The schema version this build writes: the last migration's number. */

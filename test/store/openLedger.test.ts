@@ -71,6 +71,19 @@ describe('openLedger', () => {
         applied_at_ms: 1_700_000_000_000,
       })),
     )
+    // No index repeats another (same table, columns and condition): each costs every write.
+    const indices = ledger.database
+      .prepare<[], { name: string; tbl_name: string; sql: string }>(
+        "SELECT name, tbl_name, sql FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL",
+      )
+      .all()
+    const shapes = indices.map(
+      (index) =>
+        `${index.tbl_name}: ${index.sql.replace(/^CREATE (UNIQUE )?INDEX \S+ ON \S+/, '$1').replace(/\s+/g, ' ')}`,
+    )
+    expect(
+      indices.filter((_, at) => shapes.indexOf(shapes[at] as string) !== at).map((index) => index.name),
+    ).toEqual([])
     ledger.close()
     ledger.close() // idempotent
   })
