@@ -1,33 +1,19 @@
 import { randomUUID } from 'node:crypto'
-import { type Address, BaseError, encodeFunctionData, formatUnits, parseUnits } from 'viem'
-import { type ExchangeCode, isExchangeCode, shareTicker } from '../../../domain/markets.js'
-import { priceDecimals } from '../../../domain/units.js'
-import { assetTokenAbi } from '../../contracts/artifacts/index.js'
-import type { LocalChain } from '../../localChains.js'
-import { findChain, findListing, type Listing, type SandboxContext } from '../context.js'
+import { type Address, BaseError } from 'viem'
+import { isExchangeCode } from '../../../domain/markets.js'
+import { findChain, findListing, type SandboxContext } from '../context.js'
 import { badRequest, httpError, notFound } from '../errors.js'
-import {
-  applyHoldingAdjustments,
-  holdersOf,
-  manage,
-  managerCall,
-  markProcessed,
-  releaseLock,
-  setProcessedAt,
-} from './corporateActionsOnChain.js'
-import {
-  type CorporateAction,
-  type CorporateActionChain,
-  type CorporateActionInput,
-  type CorporateActionParams,
-  type CorporateActionRecord,
-  type CorporateActions,
-  holdersPerTransaction,
-  originalAmountDecimals,
+import { underlyingTicker } from './corporateActionListings.js'
+import { applyCorporateAction } from './corporateActionProcessing.js'
+import { corporateActionQueries } from './corporateActionQueries.js'
+import { holdersOf, manage, managerCall, releaseLock } from './corporateActionsOnChain.js'
+import { newRecord, paramsOf, validateAgainstListings } from './corporateActionTrigger.js'
+import type {
+  CorporateAction,
+  CorporateActionChain,
+  CorporateActionInput,
+  CorporateActions,
 } from './corporateActionTypes.js'
-import type { CostEvent } from './holdings.js'
-import { onChainActionId } from './ids.js'
-import { usdRateOf } from './valuation.js'
 
 // Corporate actions of the sandbox. An operator triggers an action on one token of one chain (a
 // sandbox admin endpoint); the service then records one `triggered` record per holder, optionally
@@ -111,7 +97,7 @@ export function createCorporateActions(parameters: {
     if (!served) throw badRequest(`chain ${action.chainId} is no longer served`)
     action.busy = true
     try {
-      await apply(served, action)
+      await applyCorporateAction(served, action, context, now)
       const processedAtMs = now()
       for (const record of action.records) {
         record.status = 'processed'
@@ -139,88 +125,6 @@ export function createCorporateActions(parameters: {
     }
   }
 
-  async function apply(served: CorporateActionChain, action: CorporateAction) {
-    const ctx = context()
-    const actionId = onChainActionId(action.id)
-    const pending = action.records.filter((record) => record.status === 'triggered')
-    const params = action.params
-    if (
-      params.type === 'stock_split' ||
-      params.type === 'reverse_stock_split' ||
-      params.type === 'delisting'
-    ) {
-      const chunks = chunk(pending, holdersPerTransaction)
-      if (chunks.length === 0) chunks.push([])
-      for (const records of chunks) {
-        const holders = records.map((record) => record.maker)
-        const receipt =
-          params.type === 'delisting'
-            ? await manage(served, managerCall.delist(actionId, action.tokenAddress, holders))
-            : await manage(
-                served,
-                managerCall.applySplit(
-                  actionId,
-                  action.tokenAddress,
-                  holders,
-                  BigInt(params.numerator),
-                  BigInt(params.denominator),
-                ),
-              )
-        applyHoldingAdjustments(receipt, records)
-        action.processedHash = receipt.transactionHash
-        markProcessed(records, now())
-      }
-      if (params.type === 'delisting') {
-        const listing = listingAt(ctx, action.chainId, action.tokenAddress)
-        if (listing) listing.isActive = false
-      }
-      return
-    }
-    if (params.type === 'ticker_change') {
-      const listing = listingAt(ctx, action.chainId, action.tokenAddress)
-      const receipt = await manage(
-        served,
-        managerCall.changeTicker(actionId, action.tokenAddress, params.new_ticker),
-      )
-      if (listing) listing.ticker = params.new_ticker
-      for (const share of shareListingsOf(ctx, action.chainId, action.tokenAddress)) {
-        const newShareTicker = shareTicker(params.new_ticker)
-        await manage(served, managerCall.changeTicker(actionId, share.address, newShareTicker))
-        share.ticker = newShareTicker
-      }
-      action.processedHash = receipt.transactionHash
-      for (const record of pending) setProcessedAt(record, receipt, 0)
-      markProcessed(pending, now())
-      return
-    }
-    // Dividend: declared on chain (an event), then each holder's net amount is paid in the chain's
-    // default asset, minted by the deployer who owns it.
-    if (params.type !== 'dividend') throw new Error(`unknown corporate action type ${params.type}`)
-    const asset = served.chain.defaultAsset
-    const perShare = toAssetUnits(
-      parseUnits(params.dividend_per_share, originalAmountDecimals),
-      action.exchange,
-      asset.decimals,
-    )
-    const declared = await manage(
-      served,
-      managerCall.declareDividend(actionId, action.tokenAddress, asset.address, perShare),
-    )
-    action.processedHash = declared.transactionHash
-    for (const record of pending) {
-      const payout = record.payoutAmount ?? 0n
-      const receipt =
-        payout > 0n
-          ? await served.writer.send(
-              asset.address,
-              encodeFunctionData({ abi: assetTokenAbi, functionName: 'mint', args: [record.maker, payout] }),
-            )
-          : declared
-      setProcessedAt(record, receipt, 0)
-      markProcessed([record], now())
-    }
-  }
-
   function stillLocked(action: CorporateAction): boolean {
     return [...actions.values()].some(
       (other) =>
@@ -237,213 +141,8 @@ export function createCorporateActions(parameters: {
     process: processAction,
     get: (id) => actions.get(id.toLowerCase()),
     list: () => [...actions.values()].sort((a, b) => b.createdAtMs - a.createdAtMs),
-    recordsOf(maker, filter) {
-      const who = maker.toLowerCase()
-      const token = filter.token?.toLowerCase()
-      return allRecords()
-        .filter(
-          (record) =>
-            record.maker.toLowerCase() === who &&
-            (filter.chainId === undefined || record.chainId === filter.chainId) &&
-            (token === undefined || record.tokenAddress.toLowerCase() === token),
-        )
-        .sort((a, b) => b.createdAtMs - a.createdAtMs || (a.id < b.id ? -1 : 1))
-    },
-    lockedQuantity(maker, chainId, token) {
-      return allRecords()
-        .filter(
-          (record) =>
-            record.status === 'triggered' &&
-            record.isTokenLocked &&
-            record.chainId === chainId &&
-            record.maker.toLowerCase() === maker.toLowerCase() &&
-            record.tokenAddress.toLowerCase() === token.toLowerCase(),
-        )
-        .reduce((sum, record) => sum + record.holdingQty, 0n)
-    },
-    costEvents(maker, chainId, token) {
-      const events: CostEvent[] = []
-      for (const record of allRecords()) {
-        if (
-          record.status !== 'processed' ||
-          record.processedBlock === null ||
-          record.chainId !== chainId ||
-          record.maker.toLowerCase() !== maker.toLowerCase() ||
-          record.tokenAddress.toLowerCase() !== token.toLowerCase()
-        ) {
-          continue
-        }
-        const position = { blockNumber: record.processedBlock, logIndex: record.processedLogIndex ?? 0 }
-        if (record.params.type === 'stock_split' || record.params.type === 'reverse_stock_split') {
-          events.push({
-            kind: 'split',
-            ...position,
-            numerator: BigInt(record.params.numerator),
-            denominator: BigInt(record.params.denominator),
-          })
-        } else if (record.params.type === 'delisting') {
-          events.push({ kind: 'delisting', ...position })
-        }
-      }
-      return events
-    },
+    ...corporateActionQueries(allRecords),
   }
-}
-
-function paramsOf(input: CorporateActionInput, listing: Listing): CorporateActionParams {
-  switch (input.action_type) {
-    case 'stock_split':
-    case 'reverse_stock_split': {
-      const { numerator, denominator } = input.params
-      if (input.action_type === 'stock_split' && numerator <= denominator) {
-        throw badRequest('params: a stock_split needs numerator > denominator (e.g. 2 for 1: 2/1)')
-      }
-      if (input.action_type === 'reverse_stock_split' && numerator >= denominator) {
-        throw badRequest('params: a reverse_stock_split needs numerator < denominator (e.g. 1 for 10: 1/10)')
-      }
-      return { type: input.action_type, numerator, denominator }
-    }
-    case 'delisting':
-      return { type: 'delisting' }
-    case 'ticker_change':
-      return { type: 'ticker_change', old_ticker: listing.ticker, new_ticker: input.params.new_ticker }
-    case 'dividend': {
-      const p = input.params
-      if (p.ex_dividend_date > p.dividend_date) {
-        throw badRequest('params: ex_dividend_date must not be after dividend_date')
-      }
-      return {
-        type: 'dividend',
-        dividend_per_share: formatUnits(
-          parseUnits(p.dividend_per_share, originalAmountDecimals),
-          originalAmountDecimals,
-        ),
-        tax_rate: p.tax_rate,
-        fee_amount: formatUnits(
-          parseUnits(p.fee_amount ?? '0', originalAmountDecimals),
-          originalAmountDecimals,
-        ),
-        ex_dividend_date: p.ex_dividend_date,
-        dividend_date: p.dividend_date,
-        distribution_plan: p.distribution_plan ?? 'cash',
-      }
-    }
-  }
-}
-
-/** A new ticker must not already name another token of the chain (its ShareToken's ticker included). */
-function validateAgainstListings(
-  context: SandboxContext,
-  chainId: number,
-  listing: Listing,
-  params: CorporateActionParams,
-) {
-  if (params.type !== 'ticker_change') return
-  if (params.new_ticker === listing.ticker) throw badRequest('params.new_ticker: equals the current ticker')
-  const taken = new Set(
-    (context.listings.get(chainId) ?? [])
-      .filter((other) => other.exchange === listing.exchange && other.address !== listing.address)
-      .map((other) => other.ticker),
-  )
-  const wanted = [params.new_ticker]
-  if (shareListingsOf(context, chainId, listing.address).length > 0)
-    wanted.push(shareTicker(params.new_ticker))
-  const clash = wanted.find((ticker) => taken.has(ticker))
-  if (clash) throw badRequest(`params.new_ticker: ${clash} already names a token on chain ${chainId}`)
-}
-
-function newRecord(
-  action: CorporateAction,
-  maker: Address,
-  holding: bigint,
-  chain: LocalChain,
-): CorporateActionRecord {
-  const record: CorporateActionRecord = {
-    id: randomUUID(),
-    actionId: action.id,
-    maker,
-    chainId: action.chainId,
-    holdingQty: holding,
-    actionQty: holding,
-    compensationE18: null,
-    status: 'triggered',
-    isTokenLocked: action.lockTokens,
-    createdAtMs: action.createdAtMs,
-    updatedAtMs: action.createdAtMs,
-    processedHash: null,
-    processedAtMs: null,
-    processedBlock: null,
-    processedLogIndex: null,
-    remark: null,
-    taxRate: null,
-    originalFeeAmount: null,
-    originalNetAmount: null,
-    originalCompensationAmount: null,
-    payoutAmount: null,
-    tokenAddress: action.tokenAddress,
-    tokenDecimals: action.tokenDecimals,
-    actionType: action.actionType,
-    params: action.params,
-    ticker: action.ticker,
-    exchange: action.exchange,
-  }
-  const params = action.params
-  if (params.type === 'stock_split' || params.type === 'reverse_stock_split') {
-    // Expected outcome at trigger time; replaced by the manager's own numbers when processed.
-    const scaled = holding * BigInt(params.numerator)
-    const denominator = BigInt(params.denominator)
-    record.actionQty = scaled / denominator
-    record.compensationE18 = ((scaled % denominator) * 10n ** 18n) / denominator
-  } else if (params.type === 'delisting') {
-    record.actionQty = 0n
-  } else if (params.type === 'dividend') {
-    const perShare = parseUnits(params.dividend_per_share, originalAmountDecimals)
-    const fee = parseUnits(params.fee_amount, originalAmountDecimals)
-    const gross = (holding * perShare) / 10n ** BigInt(action.tokenDecimals)
-    const tax = divideUp(gross * BigInt(params.tax_rate), 100n)
-    const net = gross > tax + fee ? gross - tax - fee : 0n
-    record.taxRate = String(params.tax_rate)
-    record.originalFeeAmount = params.fee_amount
-    record.originalNetAmount = formatUnits(net, originalAmountDecimals)
-    record.payoutAmount = toAssetUnits(net, action.exchange, chain.defaultAsset.decimals)
-  }
-  return record
-}
-
-/** An amount in the market's currency (scaled 1e18) in base units of a USD asset, rounded down. */
-function toAssetUnits(amountE18: bigint, exchange: ExchangeCode, assetDecimals: number): bigint {
-  return (
-    (amountE18 * usdRateOf(exchange) * 10n ** BigInt(assetDecimals)) /
-    10n ** BigInt(originalAmountDecimals + priceDecimals)
-  )
-}
-
-function divideUp(numerator: bigint, denominator: bigint): bigint {
-  return (numerator + denominator - 1n) / denominator
-}
-
-function listingAt(context: SandboxContext, chainId: number, address: Address): Listing | undefined {
-  return context.listings
-    .get(chainId)
-    ?.find((listing) => listing.address.toLowerCase() === address.toLowerCase())
-}
-
-function shareListingsOf(context: SandboxContext, chainId: number, stockToken: Address): Listing[] {
-  return (context.listings.get(chainId) ?? []).filter(
-    (listing) => listing.kind === 'share' && listing.underlying?.toLowerCase() === stockToken.toLowerCase(),
-  )
-}
-
-/** The reference's `ticker` of a record is the underlying stock's ticker, also for a ShareToken. */
-function underlyingTicker(context: SandboxContext, listing: Listing): string {
-  if (listing.kind !== 'share' || !listing.underlying) return listing.ticker
-  return listingAt(context, listing.chainId, listing.underlying)?.ticker ?? listing.stock.ticker
-}
-
-function chunk<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = []
-  for (let index = 0; index < items.length; index += size) chunks.push(items.slice(index, index + size))
-  return chunks
 }
 
 function messageOf(error: unknown): string {
