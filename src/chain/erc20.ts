@@ -1,9 +1,9 @@
 import { type Address, type Client, encodeFunctionData, erc20Abi, getAddress, type Hex } from 'viem'
 import { readContract, simulateContract } from 'viem/actions'
-import { erc20ErrorsAbi, serviceTokenErrorsAbi } from './abis.js'
 import { decodeRevert } from './decodeRevert.js'
 import { ChainRpcError } from './errors.js'
 import { abortable, type ChainCallOptions, rpcCall } from './rpcCall.js'
+import { erc20ErrorsAbi, serviceTokenErrorsAbi } from './tokenErrorsAbis.js'
 
 // ERC-20 helpers: reads of allowance, balance and decimals, the approve call, and the detection of
 // USDT-like tokens that refuse to change a non-zero allowance to another non-zero value.

@@ -1,6 +1,6 @@
 import { type Address, type Client, getAddress, type Hex } from 'viem'
 import { readContract } from 'viem/actions'
-import { executorAbi } from './abis.js'
+import { executorAbi } from './executorAbi.js'
 import { abortable, type ChainCallOptions, rpcCall } from './rpcCall.js'
 
 /** An executor's EIP-712 domain as it reports it itself (EIP-5267 `eip712Domain()`). */

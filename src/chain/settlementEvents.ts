@@ -11,8 +11,8 @@ import {
   type TransactionReceipt,
 } from 'viem'
 import { getChainId, getLogs } from 'viem/actions'
-import { executorAbi } from './abis.js'
 import { ChainInputError } from './errors.js'
+import { executorAbi } from './executorAbi.js'
 import { type ChainCallOptions, rpcCall } from './rpcCall.js'
 
 /**

@@ -9,9 +9,9 @@ import {
 } from 'viem'
 import { estimateContractGas, simulateBlocks } from 'viem/actions'
 import type { SignedQuoteStruct } from '../domain/routerQuote.js'
-import { executeRevertsAbi } from './abis.js'
 import { type DecodedRevert, decodeRevert } from './decodeRevert.js'
 import { ChainInputError, ChainRpcError } from './errors.js'
+import { executeRevertsAbi } from './executeRevertsAbi.js'
 import { abortable, type ChainCallOptions } from './rpcCall.js'
 
 /**

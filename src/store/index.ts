@@ -16,7 +16,6 @@ export * from './nonces.js'
 export * from './notificationOutbox.js'
 export * from './openLedger.js'
 export {
-  type AppliedReference,
   type ApplyPositionAdjustmentResult,
   applyPositionEntry,
   averagePrice,
@@ -26,13 +25,11 @@ export {
   type PositionErrorCode,
   type PositionMismatch,
   type PositionRecord,
-  type PositionRename,
-  type PositionRenameRecord,
   type PositionState,
-  type PositionsRepository,
   type PositionTokenInfo,
-  type RenamePositionResult,
-} from './positions.js'
+} from './positionAccounting.js'
+export type { PositionRename, PositionRenameRecord, RenamePositionResult } from './positionRenames.js'
+export type { AppliedReference, PositionsRepository } from './positions.js'
 export * from './risk.js'
 export * from './storageFault.js'
 export * from './strategySwitches.js'

@@ -21,7 +21,7 @@ import {
   type PositionState,
   type PositionTokenInfo,
 } from './positionAccounting.js'
-import type { PositionRenameRecord } from './positions.js'
+import type { PositionRenameRecord } from './positionRenames.js'
 
 // The positions' rows: their SQLite shapes, their conversion to fold entries and records, and the
 // writer that fills, adjustments and renames share to update a position inside their transaction.

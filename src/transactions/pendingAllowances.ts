@@ -1,5 +1,5 @@
 import { type Address, decodeFunctionData, erc20Abi, isAddressEqual, parseTransaction } from 'viem'
-import { executorAbi } from '../chain/abis.js'
+import { executorAbi } from '../chain/executorAbi.js'
 import type { TransactionRecord } from '../store/transactions.js'
 
 /** What one of our pending transactions does to an allowance. */

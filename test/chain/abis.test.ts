@@ -1,6 +1,7 @@
 import type { Abi } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { erc20ErrorsAbi, executorAbi, serviceTokenErrorsAbi } from '../../src/chain/abis.js'
+import { executorAbi } from '../../src/chain/executorAbi.js'
+import { erc20ErrorsAbi, serviceTokenErrorsAbi } from '../../src/chain/tokenErrorsAbis.js'
 import {
   assetTokenAbi,
   platformRouterAbi,
@@ -30,7 +31,7 @@ function expectCopied(copy: readonly Fragment[], artifacts: Record<string, Abi>)
   }
 }
 
-describe('chain/abis.ts copies of the sandbox artifacts', () => {
+describe('chain ABI copies (executorAbi.ts, tokenErrorsAbis.ts) of the sandbox artifacts', () => {
   it("every executor fragment equals RFQSettlement's and PlatformRouter's", () => {
     expect(executorAbi.length).toBeGreaterThan(0)
     expectCopied(executorAbi, { RFQSettlement: rfqSettlementAbi, PlatformRouter: platformRouterAbi })

@@ -1,7 +1,7 @@
 import { decodeFunctionData, type Hex, parseTransaction } from 'viem'
 import { getTransactionCount } from 'viem/actions'
 import { describe, expect, it } from 'vitest'
-import { executorAbi } from '../../src/chain/abis.js'
+import { executorAbi } from '../../src/chain/executorAbi.js'
 import type { SwapIntent } from '../../src/engine/index.js'
 import { openLedger, type TransactionRecord } from '../../src/store/index.js'
 import { admissionProbe, createTestEngine, engineLedgers } from '../helpers/engine.js'

@@ -1,7 +1,7 @@
 import { encodeFunctionData, erc20Abi, type Hex, keccak256 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { executorAbi } from '../../src/chain/abis.js'
+import { executorAbi } from '../../src/chain/executorAbi.js'
 import type { TransactionRecord } from '../../src/store/index.js'
 import { allowanceAfterPending } from '../../src/transactions/index.js'
 
