@@ -1,7 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander'
 import { checkNaturalAmount, RouterQuoteParameterError } from '../api/actions/getRouterQuote.js'
+import { DomainRuleError } from '../domain/domainRuleError.js'
 import { type ExchangeCode, isExchangeCode } from '../domain/markets.js'
-import { DomainRuleError, type Price, parsePrice } from '../domain/units.js'
+import { parsePrice } from '../domain/unitStrings.js'
+import type { Price } from '../domain/units.js'
 
 // The options of commands that name one trade (`stockroute quote`, `stockroute swap`): the same
 // flags, parsed and checked once, here.

@@ -2,7 +2,7 @@
 // section as the engine's chain configs (with each chain's transaction-manager settings).
 import { type LocalAccount, parseGwei, parseUnits } from 'viem'
 import { defaultFxRates, type FxRates } from '../domain/quotePrice.js'
-import { parsePrice } from '../domain/units.js'
+import { parsePrice } from '../domain/unitStrings.js'
 import type { EngineChainConfig } from '../engine/chainRuntime.js'
 import type { ApprovalPolicy, EngineSettings, RiskLimits } from '../engine/settings.js'
 import { type Notional, notionalDecimals } from '../store/risk.js'

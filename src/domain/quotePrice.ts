@@ -1,14 +1,8 @@
+import { DomainRuleError } from './domainRuleError.js'
 import type { MarketCode, TokenKind } from './markets.js'
-import {
-  type AssetAmount,
-  DomainRuleError,
-  divideRounded,
-  type Price,
-  parsePrice,
-  priceDecimals,
-  type Rounding,
-  shareDecimals,
-} from './units.js'
+import { divideRounded } from './unitConversions.js'
+import { parsePrice } from './unitStrings.js'
+import { type AssetAmount, type Price, priceDecimals, type Rounding, shareDecimals } from './units.js'
 
 // Prices of router quotes. A quote settles in a USD stablecoin while HK and KR prices are quoted
 // in HKD and KRW, so comparing a quote with a limit or a market price needs an FX rate: asset

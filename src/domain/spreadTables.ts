@@ -1,5 +1,7 @@
+import { DomainRuleError } from './domainRuleError.js'
 import type { MarketCode } from './markets.js'
-import { DomainRuleError, formatPrice, type Price, parsePrice } from './units.js'
+import { formatPrice, parsePrice } from './unitStrings.js'
+import type { Price } from './units.js'
 
 // Price-band ("spread") tables. A table maps a price to its tick size (`minimum_spread`); a
 // ticker names its table by `spread_table_code`, looked up within its market (HK and KR codes are

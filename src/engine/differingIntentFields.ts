@@ -1,4 +1,5 @@
-import { formatPrice, type Price } from '../domain/units.js'
+import { formatPrice } from '../domain/unitStrings.js'
+import type { Price } from '../domain/units.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import type { SwapIntent } from './intent.js'
 

@@ -3,16 +3,12 @@ import type { GetRouterQuoteReturnType } from '../api/actions/getRouterQuote.js'
 import { toSignedQuoteStruct } from '../api/quoteStruct.js'
 import type { ExecutorDomain } from '../chain/readExecutorDomain.js'
 import { type KnownExecutor, type RouterQuoteRule, verifyRouterQuote } from '../chain/verifyRouterQuote.js'
-import { assertOrderQuantity, marketCurrencies } from '../domain/marketRules.js'
+import { DomainRuleError } from '../domain/domainRuleError.js'
+import { marketCurrencies } from '../domain/marketRules.js'
+import { assertOrderQuantity } from '../domain/quantityRules.js'
 import { deviationBps, effectivePricePerShare, marketPriceInAsset } from '../domain/quotePrice.js'
-import {
-  type AssetAmount,
-  DomainRuleError,
-  formatPrice,
-  type Price,
-  toShareQuantity,
-  toStockQuantity,
-} from '../domain/units.js'
+import { formatPrice } from '../domain/unitStrings.js'
+import { type AssetAmount, type Price, toShareQuantity, toStockQuantity } from '../domain/units.js'
 import { approvalTooLargeMessage, limitPriceMessage, priceDeviationMessage } from './guardMessages.js'
 import type { CheckedIntent } from './intent.js'
 import type { Instrument } from './resolveInstrument.js'

@@ -1,15 +1,15 @@
 import { z } from 'zod'
-import { assertOnTick, assertOrderQuantity } from '../domain/marketRules.js'
+import { DomainRuleError } from '../domain/domainRuleError.js'
 import { type ExchangeCode, isExchangeCode, marketCodes } from '../domain/markets.js'
+import { assertOrderQuantity } from '../domain/quantityRules.js'
+import { assertOnTick } from '../domain/tickRules.js'
 import {
-  type AssetAmount,
-  DomainRuleError,
-  type Price,
   parseAssetAmount,
   parsePrice,
   parseShareQuantity,
   parseStockQuantity,
-} from '../domain/units.js'
+} from '../domain/unitStrings.js'
+import type { AssetAmount, Price } from '../domain/units.js'
 import { EngineError } from './errors.js'
 import type { Instrument } from './resolveInstrument.js'
 

@@ -6,7 +6,7 @@ import {
   readAllowance,
 } from '../chain/erc20.js'
 import type { ChainCallOptions } from '../chain/rpcCall.js'
-import { divideRounded } from '../domain/units.js'
+import { divideRounded } from '../domain/unitConversions.js'
 import type { ApprovalPolicy } from './settings.js'
 
 export type PlanApprovalsParameters = {

@@ -1,7 +1,9 @@
 import type { z } from 'zod'
-import { assertOnTick, marketDefaults } from '../domain/marketRules.js'
+import { DomainRuleError } from '../domain/domainRuleError.js'
+import { marketDefaults } from '../domain/marketRules.js'
 import { type MarketCode, marketCodes } from '../domain/markets.js'
-import { DomainRuleError, parsePrice, parseStockQuantity } from '../domain/units.js'
+import { assertOnTick } from '../domain/tickRules.js'
+import { parsePrice, parseStockQuantity } from '../domain/unitStrings.js'
 import type { strategyConfigSchema } from './config.js'
 import { instrumentOf } from './instrumentOf.js'
 

@@ -1,9 +1,11 @@
 import cron from 'node-cron'
 import { formatUnits, parseUnits } from 'viem'
 import { z } from 'zod'
-import { assertOnTick, marketDefaults } from '../domain/marketRules.js'
+import { DomainRuleError } from '../domain/domainRuleError.js'
+import { marketDefaults } from '../domain/marketRules.js'
 import { type ExchangeCode, marketCodes } from '../domain/markets.js'
-import { DomainRuleError, parsePrice, parseStockQuantity } from '../domain/units.js'
+import { assertOnTick } from '../domain/tickRules.js'
+import { parsePrice, parseStockQuantity } from '../domain/unitStrings.js'
 import { instrumentOf } from './instrumentOf.js'
 
 // The strategies' configuration: one zod schema per kind and their discriminated union, the edge

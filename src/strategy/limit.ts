@@ -1,5 +1,6 @@
 import type { ExchangeCode } from '../domain/markets.js'
-import { type Price, parsePrice } from '../domain/units.js'
+import { parsePrice } from '../domain/unitStrings.js'
+import type { Price } from '../domain/units.js'
 import { type LimitStrategyConfig, limitStrategyConfigSchema } from './config.js'
 import { instrumentOf } from './instrumentOf.js'
 import { parseStrategyConfig } from './parseStrategyConfig.js'

@@ -2,16 +2,9 @@ import { parseUnits } from 'viem'
 import { marketDefaults } from '../domain/marketRules.js'
 import type { ExchangeCode, MarketCode, TokenKind } from '../domain/markets.js'
 import { defaultFxRates, type FxRates, marketPriceInAsset } from '../domain/quotePrice.js'
-import {
-  type AssetAmount,
-  divideRounded,
-  formatShareQuantity,
-  formatStockQuantity,
-  parsePrice,
-  shareDecimals,
-  toShareQuantity,
-  toStockQuantity,
-} from '../domain/units.js'
+import { divideRounded } from '../domain/unitConversions.js'
+import { formatShareQuantity, formatStockQuantity, parsePrice } from '../domain/unitStrings.js'
+import { type AssetAmount, shareDecimals, toShareQuantity, toStockQuantity } from '../domain/units.js'
 import { type RebalanceStrategyConfig, rebalanceStrategyConfigSchema } from './config.js'
 import { instrumentOf } from './instrumentOf.js'
 import { parseStrategyConfig } from './parseStrategyConfig.js'

@@ -9,7 +9,7 @@ import { engineChainConfigsOf, engineSettingsOf } from '../../src/daemon/engineC
 import { ledgerPathOf } from '../../src/daemon/ledgerPath.js'
 import { walletsOf } from '../../src/daemon/wallets.js'
 import { defaultFxRates } from '../../src/domain/quotePrice.js'
-import { parsePrice } from '../../src/domain/units.js'
+import { parsePrice } from '../../src/domain/unitStrings.js'
 
 const key = `0x${'11'.repeat(32)}`
 const validFile = {

@@ -1,29 +1,32 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { DomainRuleError } from '../../src/domain/domainRuleError.js'
+import { marketDefaults } from '../../src/domain/marketRules.js'
+import type { MarketCode } from '../../src/domain/markets.js'
 import {
   assertLotMultiple,
-  assertOnTick,
   assertOrderQuantity,
   assertWholeShares,
-  isOnTick,
-  marketDefaults,
-  quantityForStablecoinIn,
   resolveLotSize,
   roundDownToLots,
+} from '../../src/domain/quantityRules.js'
+import { hkSpreadTableJson, krSpreadTableJson, parseSpreadTable } from '../../src/domain/spreadTables.js'
+import { quantityForStablecoinIn, shareQuantityForStablecoinIn } from '../../src/domain/stablecoinInSizing.js'
+import {
+  assertOnTick,
+  isOnTick,
   roundToTick,
-  shareQuantityForStablecoinIn,
   type TickParameters,
   tickSize,
-} from '../../src/domain/marketRules.js'
-import type { MarketCode } from '../../src/domain/markets.js'
-import { hkSpreadTableJson, krSpreadTableJson, parseSpreadTable } from '../../src/domain/spreadTables.js'
+} from '../../src/domain/tickRules.js'
 import {
-  DomainRuleError,
   formatPrice,
-  type Price,
   parseAssetAmount,
   parsePrice,
   parseShareQuantity,
+} from '../../src/domain/unitStrings.js'
+import {
+  type Price,
   type Rounding,
   toAssetAmount,
   toPrice,

@@ -14,7 +14,8 @@ import {
   spreadTablesJsonByMarket,
   usTickSize,
 } from '../../src/domain/spreadTables.js'
-import { formatPrice, parsePrice, toPrice } from '../../src/domain/units.js'
+import { formatPrice, parsePrice } from '../../src/domain/unitStrings.js'
+import { toPrice } from '../../src/domain/units.js'
 import { domainError } from '../helpers/domainErrors.js'
 
 // The interface reference's "Expected KR price bands", transcribed independently:

@@ -1,28 +1,32 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { DomainRuleError } from '../../src/domain/domainRuleError.js'
 import {
-  type AssetAmount,
   assetAmountForShares,
   assetAmountForStock,
-  assetDecimalsOf,
-  DomainRuleError,
   divideRounded,
+  priceToAssetAmount,
+  rescaleAssetAmount,
+  shareToStockQuantity,
+  stockToShareQuantity,
+} from '../../src/domain/unitConversions.js'
+import {
   formatAssetAmount,
   formatPrice,
   formatShareQuantity,
   formatStockQuantity,
-  type Price,
   parseAssetAmount,
   parsePrice,
   parseShareQuantity,
   parseStockQuantity,
+} from '../../src/domain/unitStrings.js'
+import {
+  type AssetAmount,
+  assetDecimalsOf,
+  type Price,
   priceDecimals,
-  priceToAssetAmount,
-  rescaleAssetAmount,
   type ShareQuantity,
   type StockQuantity,
-  shareToStockQuantity,
-  stockToShareQuantity,
   toAssetAmount,
   toPrice,
   toShareQuantity,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parsePrice } from '../../src/domain/units.js'
+import { parsePrice } from '../../src/domain/unitStrings.js'
 import {
   approvalTooLargeMessage,
   limitPriceMessage,

@@ -1,6 +1,6 @@
 import { getTransactionCount } from 'viem/actions'
 import { afterEach, describe, expect, it } from 'vitest'
-import { parsePrice } from '../../src/domain/units.js'
+import { parsePrice } from '../../src/domain/unitStrings.js'
 import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { createTestEngine, engineLedgers } from '../helpers/engine.js'
 import { chainWithoutRouter, chainWithRouter, clientsFor } from '../helpers/localChains.js'

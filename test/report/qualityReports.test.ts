@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultFxRates } from '../../src/domain/quotePrice.js'
-import { parsePrice } from '../../src/domain/units.js'
+import { parsePrice } from '../../src/domain/unitStrings.js'
 import type { ExecutionOutcome } from '../../src/engine/index.js'
 import { executionsReport } from '../../src/report/queries/executions.js'
 import { fillsReport } from '../../src/report/queries/fills.js'

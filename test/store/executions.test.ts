@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { parsePrice, toAssetAmount } from '../../src/domain/units.js'
+import { parsePrice } from '../../src/domain/unitStrings.js'
+import { toAssetAmount } from '../../src/domain/units.js'
 import {
   type ExecutionState,
   ExecutionStateError,

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { parseAssetAmount, parseShareQuantity, toAssetAmount } from '../../src/domain/units.js'
+import { parseAssetAmount, parseShareQuantity } from '../../src/domain/unitStrings.js'
+import { toAssetAmount } from '../../src/domain/units.js'
 import { FillRecordError, openLedger, PositionError } from '../../src/store/index.js'
 import { bytes32, fillOf, ledgerFolder, tokens } from './ledgerFiles.js'
 

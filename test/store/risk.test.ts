@@ -1,6 +1,7 @@
 import { parseUnits } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { parseAssetAmount, toAssetAmount } from '../../src/domain/units.js'
+import { parseAssetAmount } from '../../src/domain/unitStrings.js'
+import { toAssetAmount } from '../../src/domain/units.js'
 import { openLedger, toNotional } from '../../src/store/index.js'
 import { bytes32, fillOf, ledgerFolder, tokens } from './ledgerFiles.js'
 

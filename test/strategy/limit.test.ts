@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parsePrice } from '../../src/domain/units.js'
+import { parsePrice } from '../../src/domain/unitStrings.js'
 import { checkIntent, type SwapIntent } from '../../src/engine/intent.js'
 import type { Instrument } from '../../src/engine/resolveInstrument.js'
 import { createLimitStrategy, StrategyConfigError } from '../../src/strategy/index.js'

@@ -2,7 +2,7 @@ import type { Address } from 'viem'
 import { z } from 'zod'
 import { StockrouteError } from '../../domain/errors.js'
 import type { ExchangeCode, TokenKind } from '../../domain/markets.js'
-import { parseStockQuantity } from '../../domain/units.js'
+import { parseStockQuantity } from '../../domain/unitStrings.js'
 import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { addressSchema } from '../schemas.js'
 

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import type { MarketCode } from '../../domain/markets.js'
-import { type Price, parsePrice } from '../../domain/units.js'
+import { parsePrice } from '../../domain/unitStrings.js'
+import type { Price } from '../../domain/units.js'
 import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { decimalStringSchema } from '../schemas.js'
 

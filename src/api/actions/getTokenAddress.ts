@@ -1,6 +1,7 @@
 import { z } from 'zod'
+import { DomainRuleError } from '../../domain/domainRuleError.js'
 import type { ExchangeCode } from '../../domain/markets.js'
-import { DomainRuleError, parseStockQuantity } from '../../domain/units.js'
+import { parseStockQuantity } from '../../domain/unitStrings.js'
 import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { addressSchema } from '../schemas.js'
 import { decimalsOfTokenKind } from '../tokenQuantity.js'

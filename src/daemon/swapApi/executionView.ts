@@ -1,4 +1,4 @@
-import { formatPrice } from '../../domain/units.js'
+import { formatPrice } from '../../domain/unitStrings.js'
 import type { ExecutionOutcome } from '../../engine/createEngine.js'
 import type { ExecutionView } from './replySchemas.js'
 

@@ -1,6 +1,8 @@
 import { z } from 'zod'
+import { DomainRuleError } from '../../domain/domainRuleError.js'
 import { type ExchangeCode, isExchangeCode } from '../../domain/markets.js'
-import { DomainRuleError, type Price, parsePrice } from '../../domain/units.js'
+import { parsePrice } from '../../domain/unitStrings.js'
+import type { Price } from '../../domain/units.js'
 
 // The control API's inputs, validated once at the edge. Messages complete a sentence that starts
 // with the field's name ("amountIn must be a plain decimal…"), so a 400 can list them as they are.

@@ -3,7 +3,7 @@ import { getHeatmaps } from '../../../src/api/actions/getHeatmaps.js'
 import { createServiceClient } from '../../../src/api/createServiceClient.js'
 import { ServiceBadRequestError } from '../../../src/api/errors.js'
 import type { ExchangeCode } from '../../../src/domain/markets.js'
-import { parsePrice } from '../../../src/domain/units.js'
+import { parsePrice } from '../../../src/domain/unitStrings.js'
 import { sandboxCatalogue } from '../../../src/sandbox/catalogue.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 

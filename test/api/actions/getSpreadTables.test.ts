@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest'
 import { getSpreadTables } from '../../../src/api/actions/getSpreadTables.js'
 import { createServiceClient } from '../../../src/api/createServiceClient.js'
 import { ServiceAuthError, ServiceNotFoundError } from '../../../src/api/errors.js'
-import { tickSize } from '../../../src/domain/marketRules.js'
 import {
   parseSpreadTable,
   type SpreadTableMarket,
   spreadTablesByMarket,
 } from '../../../src/domain/spreadTables.js'
-import { parsePrice } from '../../../src/domain/units.js'
+import { tickSize } from '../../../src/domain/tickRules.js'
+import { parsePrice } from '../../../src/domain/unitStrings.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 
 const service = useSandboxService()

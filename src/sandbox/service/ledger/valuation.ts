@@ -1,6 +1,7 @@
 import { formatUnits } from 'viem'
 import { type ExchangeCode, marketCodes } from '../../../domain/markets.js'
-import { type Price, parsePrice, priceDecimals } from '../../../domain/units.js'
+import { parsePrice } from '../../../domain/unitStrings.js'
+import { type Price, priceDecimals } from '../../../domain/units.js'
 import type { CatalogueStock } from '../../catalogue.js'
 import type { SandboxContext } from '../context.js'
 import { usdPerMarketCurrency } from '../quotes/quotePricing.js'

@@ -1,6 +1,7 @@
 import { formatUnits } from 'viem'
 import { type ExchangeCode, type MarketCode, marketCodes } from '../../../domain/markets.js'
-import { formatPrice, type Price, parsePrice, priceDecimals } from '../../../domain/units.js'
+import { formatPrice, parsePrice } from '../../../domain/unitStrings.js'
+import { type Price, priceDecimals } from '../../../domain/units.js'
 import type { CatalogueStock } from '../../catalogue.js'
 import type { MarketQuoteRecord, PriceSimulator, SandboxClock } from '../context.js'
 import { hashStream, hashWords, symmetricDraw, unitDraw } from './randomness.js'

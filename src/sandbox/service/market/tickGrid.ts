@@ -1,6 +1,6 @@
-import { assertOnTick, roundToTick } from '../../../domain/marketRules.js'
 import type { MarketCode } from '../../../domain/markets.js'
 import { findSpreadTable, priceRangeOf, usTickSize } from '../../../domain/spreadTables.js'
+import { assertOnTick, roundToTick } from '../../../domain/tickRules.js'
 import { type Price, type Rounding, toPrice } from '../../../domain/units.js'
 
 /**

@@ -1,18 +1,14 @@
-import { assertLotMultiple, assertOrderQuantity } from '../../../domain/marketRules.js'
+import { DomainRuleError } from '../../../domain/domainRuleError.js'
 import type { MarketCode, TokenKind } from '../../../domain/markets.js'
+import { assertLotMultiple, assertOrderQuantity } from '../../../domain/quantityRules.js'
+import { assetAmountForShares, assetAmountForStock, divideRounded } from '../../../domain/unitConversions.js'
 import {
-  type AssetAmount,
-  assetAmountForShares,
-  assetAmountForStock,
-  DomainRuleError,
-  divideRounded,
   formatAssetAmount,
   parseAssetAmount,
   parseShareQuantity,
   parseStockQuantity,
-  type ShareQuantity,
-  type StockQuantity,
-} from '../../../domain/units.js'
+} from '../../../domain/unitStrings.js'
+import type { AssetAmount, ShareQuantity, StockQuantity } from '../../../domain/units.js'
 import { quoteFee, quoteFeeBasisPoints } from './quotePricing.js'
 
 export type QuoteAmountRequest = {

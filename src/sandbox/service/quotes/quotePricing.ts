@@ -1,12 +1,7 @@
 import type { MarketCode } from '../../../domain/markets.js'
 import { defaultFxRates } from '../../../domain/quotePrice.js'
-import {
-  type AssetAmount,
-  divideRounded,
-  type Price,
-  priceDecimals,
-  type Rounding,
-} from '../../../domain/units.js'
+import { divideRounded } from '../../../domain/unitConversions.js'
+import { type AssetAmount, type Price, priceDecimals, type Rounding } from '../../../domain/units.js'
 
 /**
  * USD per unit of each market's currency. The service's assets are USD stablecoins while HK and KR

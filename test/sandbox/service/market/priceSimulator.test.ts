@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { isOnTick } from '../../../../src/domain/marketRules.js'
 import { marketCodes } from '../../../../src/domain/markets.js'
-import { type Price, parsePrice } from '../../../../src/domain/units.js'
+import { isOnTick } from '../../../../src/domain/tickRules.js'
+import { parsePrice } from '../../../../src/domain/unitStrings.js'
+import type { Price } from '../../../../src/domain/units.js'
 import { sandboxCatalogue } from '../../../../src/sandbox/catalogue.js'
 import type { MarketQuoteRecord } from '../../../../src/sandbox/service/context.js'
 import {

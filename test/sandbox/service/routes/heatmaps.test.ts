@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ExchangeCode } from '../../../../src/domain/markets.js'
-import { parsePrice } from '../../../../src/domain/units.js'
+import { parsePrice } from '../../../../src/domain/unitStrings.js'
 import { sandboxCatalogue } from '../../../../src/sandbox/catalogue.js'
 import type { Listing } from '../../../../src/sandbox/service/context.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { isOnTick } from '../../../../src/domain/marketRules.js'
-import { parsePrice } from '../../../../src/domain/units.js'
+import { isOnTick } from '../../../../src/domain/tickRules.js'
+import { parsePrice } from '../../../../src/domain/unitStrings.js'
 import { sandboxCatalogue } from '../../../../src/sandbox/catalogue.js'
 import { type ApiCallOptions, apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 

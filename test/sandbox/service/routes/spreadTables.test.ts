@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { hkSpreadTableJson } from '../../../../src/domain/spreadTables.js'
-import { parsePrice } from '../../../../src/domain/units.js'
+import { parsePrice } from '../../../../src/domain/unitStrings.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 
 const service = useSandboxService({ requestsPerSecond: 10_000 })

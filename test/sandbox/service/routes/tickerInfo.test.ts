@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { tickSize } from '../../../../src/domain/marketRules.js'
-import { formatPrice, parsePrice } from '../../../../src/domain/units.js'
+import { tickSize } from '../../../../src/domain/tickRules.js'
+import { formatPrice, parsePrice } from '../../../../src/domain/unitStrings.js'
 import { sandboxCatalogue } from '../../../../src/sandbox/catalogue.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 
