@@ -1,6 +1,4 @@
-import * as secp256k1 from 'tiny-secp256k1'
 import {
-  bytesToHex,
   type Hex,
   hexToBytes,
   type LocalAccount,
@@ -12,6 +10,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { keccak256Fast } from '../domain/keccak256Fast.js'
+import { signDigest } from '../domain/signDigest.js'
 
 /** A private-key account that can also sign a transaction without awaiting anything. */
 export type FastAccount = PrivateKeyAccount & {
@@ -48,14 +47,7 @@ export function signsSynchronously(account: LocalAccount): account is LocalAccou
 export function privateKeyToFastAccount(privateKey: Hex): FastAccount {
   const account = privateKeyToAccount(privateKey)
   const key = hexToBytes(privateKey)
-  const signHash = (hash: Hex): Signature => {
-    const { signature, recoveryId } = secp256k1.signRecoverable(hexToBytes(hash), key)
-    return {
-      r: bytesToHex(signature.subarray(0, 32)),
-      s: bytesToHex(signature.subarray(32, 64)),
-      yParity: recoveryId,
-    }
-  }
+  const signHash = (hash: Hex): Signature => signDigest(hash, key)
   // As viem signs: a blob transaction's signature covers its body without the sidecars.
   const signableOf = <transaction extends TransactionSerializable>(transaction: transaction) =>
     transaction.type === 'eip4844' ? { ...transaction, sidecars: false as const } : transaction

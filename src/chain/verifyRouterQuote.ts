@@ -8,8 +8,8 @@ import {
   type TypedDataDomain,
 } from 'viem'
 import { publicKeyToAddress } from 'viem/accounts'
+import { hashRouterQuote } from '../domain/hashRouterQuote.js'
 import { routerQuoteTypes, type SignedQuoteStruct } from '../domain/routerQuote.js'
-import { hashRouterQuote } from './hashRouterQuote.js'
 import type { ExecutorDomain } from './readExecutorDomain.js'
 import { rememberSigner, verifyKnownSigner } from './signerKeys.js'
 

@@ -1,25 +1,22 @@
-import type { Hex } from 'viem'
-import { signTypedData } from 'viem/accounts'
-import { type RouterQuoteDomain, routerQuoteTypes, type SignedQuoteStruct } from '../domain/routerQuote.js'
+import { type Hex, hexToBytes, serializeSignature } from 'viem'
+import { hashRouterQuote } from '../domain/hashRouterQuote.js'
+import type { RouterQuoteDomain, SignedQuoteStruct } from '../domain/routerQuote.js'
+import { signDigest } from '../domain/signDigest.js'
 
 /**
  * Signs a router quote as the chain's operator, the way the service does, so that the chain's
- * executor contract accepts it.
+ * executor contract accepts it. The same signature as viem's `signTypedData` (a test holds them
+ * equal) in about a third of its time: the sandbox signs every quote on the cores of the engine it
+ * serves, hundreds a second in a bench.
  *
  * @example
  * const signature = await signRouterQuote({ domain, quote, operatorKey })
  */
-export function signRouterQuote(parameters: {
+export async function signRouterQuote(parameters: {
   domain: RouterQuoteDomain
   quote: SignedQuoteStruct
   operatorKey: Hex
 }): Promise<Hex> {
   const { domain, quote, operatorKey } = parameters
-  return signTypedData({
-    privateKey: operatorKey,
-    domain,
-    types: routerQuoteTypes,
-    primaryType: 'Quote',
-    message: quote,
-  })
+  return serializeSignature(signDigest(hashRouterQuote(domain, quote), hexToBytes(operatorKey)))
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { type Address, bytesToHex, getAddress, type Hex, hashTypedData, type TypedDataDomain } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { hashRouterQuote, RouterQuoteEncodingError } from '../../src/chain/hashRouterQuote.js'
+import { hashRouterQuote, RouterQuoteEncodingError } from '../../src/domain/hashRouterQuote.js'
 import { routerQuoteTypes, type SignedQuoteStruct } from '../../src/domain/routerQuote.js'
 
 const viemHash = (domain: TypedDataDomain, quote: SignedQuoteStruct) =>

@@ -7,8 +7,8 @@ import {
   type TypedDataDomain,
   toBytes,
 } from 'viem'
-import { keccak256Fast } from '../domain/keccak256Fast.js'
-import { routerQuoteTypes, type SignedQuoteStruct } from '../domain/routerQuote.js'
+import { keccak256Fast } from './keccak256Fast.js'
+import { routerQuoteTypes, type SignedQuoteStruct } from './routerQuote.js'
 
 /** `keccak256("Quote(bytes32 quoteId,address stockToken,…)")`, once: the type has no struct members. */
 const quoteTypeHash = keccak256(
