@@ -1,126 +1,28 @@
 import { parseUnits } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { startSandboxService } from '../../../../src/sandbox/service/startSandboxService.js'
 import { apiCall } from '../../../helpers/sandboxService.js'
+import { executeQuote, walletOn } from '../ledger/ledgerFixtures.js'
 import {
-  type Execution,
-  executeQuote,
-  listingOf,
-  usePrivateChains,
-  walletOn,
-} from '../ledger/ledgerFixtures.js'
+  executionOrder,
+  hashesFor,
+  hashesOf,
+  type Made,
+  made,
+  maker,
+  type OrderJson,
+  type OrdersPage,
+  ordersOf,
+  unregistered,
+  useMakerOrders,
+} from './ordersFixture.js'
 
-// Chains of this file's own: its many executions never disturb other files' platform-wide numbers.
-const privateChains = usePrivateChains({ chainIds: [41_537, 41_538] })
+// Chains of this file's own, with the maker's executions on them (see ordersFixture.ts).
+const privateChains = useMakerOrders()
 const service = () => privateChains().service
 const chainA = () => privateChains().withRouter // platform router, 6-decimal asset
 const chainB = () => privateChains().withoutRouter // settlement only, 18-decimal asset
-
-type OrderJson = {
-  id: string
-  maker: string
-  principal: string
-  is_buy: boolean
-  ticker: string
-  exchange: number
-  asset: string
-  price: string
-  quantity: string
-  incentive: string
-  deadline: number
-  nonce: number
-  signature: string
-  order_hash: string
-  status: string
-  filled_quantity: string
-  notes: string | null
-  created_at: string
-  updated_at: string
-  fills?: Record<string, unknown>[]
-}
-type OrdersPage = { total: number; page: number; page_size: number; total_pages: number; orders: OrderJson[] }
-
-/** One execution of the fixture, with what the test expects of its order. */
-type Made = Execution & {
-  chainId: number
-  ticker: string
-  exchange: number
-  isBuy: boolean
-  quantity: bigint
-}
-
-const makerKey = generatePrivateKey()
-const maker = privateKeyToAddress(makerKey)
-const made: Made[] = []
-let unregistered: Made
-
-function ordersOf(query: Record<string, string | number | boolean> = {}, who: string = maker) {
-  return apiCall<{ code: number; data: OrdersPage; message?: string; details?: string }>(
-    service(),
-    '/api/v1/orders',
-    { credential: service().credential, makerAddress: who, query },
-  )
-}
-
-async function hashesFor(query: Record<string, string | number | boolean>) {
-  const reply = await ordersOf({ page_size: 100, ...query })
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200)
-  return reply.body.data.orders.map((order) => order.order_hash)
-}
-
-/** Execution order of the ledger: block time, then chain, block and log index. */
-function executionOrder(a: Made, b: Made) {
-  return (
-    a.blockTimestamp - b.blockTimestamp ||
-    a.chainId - b.chainId ||
-    Number(a.receipt.blockNumber - b.receipt.blockNumber)
-  )
-}
-
-function hashesOf(executions: readonly Made[]) {
-  return executions.map((execution) => execution.quote.quoteId)
-}
-
-beforeAll(async () => {
-  const walletA = await walletOn(chainA(), { privateKey: makerKey, asset: parseUnits('100000', 6) })
-  const walletB = await walletOn(chainB(), {
-    privateKey: makerKey,
-    asset: parseUnits('100000', 18),
-  })
-  const run = async (
-    wallet: typeof walletA,
-    order: { ticker: string; isBuy: boolean; quantity: bigint; price: bigint; register?: boolean },
-  ) => {
-    const execution = await executeQuote(service(), wallet, order)
-    const listing = listingOf(service(), wallet.chain, order.ticker)
-    const entry: Made = {
-      ...execution,
-      chainId: wallet.chain.chainId,
-      ticker: order.ticker,
-      exchange: listing.exchange,
-      isBuy: order.isBuy,
-      quantity: order.quantity,
-    }
-    made.push(entry)
-    return entry
-  }
-  await run(walletA, { ticker: 'AAPL', isBuy: true, quantity: 3n, price: 227_500_000n })
-  await run(walletA, { ticker: 'TSLA', isBuy: true, quantity: 2n, price: 251_000_000n })
-  await run(walletA, { ticker: 'AAPL', isBuy: false, quantity: 1n, price: 228_000_000n })
-  await run(walletA, { ticker: 'AAPLs', isBuy: true, quantity: parseUnits('0.5', 18), price: 227_600_000n })
-  await run(walletB, { ticker: '0700', isBuy: true, quantity: 100n, price: parseUnits('53.79', 18) })
-  unregistered = await run(walletB, {
-    ticker: 'NVDA',
-    isBuy: true,
-    quantity: 4n,
-    price: parseUnits('139', 18),
-    register: false,
-  })
-  // Another maker's execution on the same chain, which the first maker must never see.
-  const other = await walletOn(chainA(), { asset: parseUnits('1000', 6) })
-  await executeQuote(service(), other, { ticker: 'MSFT', isBuy: true, quantity: 1n, price: 415_000_000n })
-})
 
 describe('GET /api/v1/orders', () => {
   it("lists each of the maker's executions as a filled order with one fill, in the reference's fields", async () => {

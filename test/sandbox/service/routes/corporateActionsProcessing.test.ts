@@ -1,5 +1,4 @@
 import { type Address, erc20Abi, type Hex, parseEventLogs, parseUnits } from 'viem'
-import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { stockTokenAbi, stockTokenManagerAbi } from '../../../../src/sandbox/contracts/artifacts/index.js'
 import type { LocalChain } from '../../../../src/sandbox/localChains.js'
@@ -16,76 +15,19 @@ import {
   type Wallet,
   walletOn,
 } from '../ledger/ledgerFixtures.js'
+import { type ActionJson, corporateActionCalls } from './corporateActionCalls.js'
+
+// Each kind of corporate action triggered then processed on chain, as the sandbox's back office
+// does it: splits, a dividend, a ticker change, a delisting. The maker's list of records and the
+// trigger's refusals are in corporateActionsListAndValidation.test.ts.
 
 // Chains of this file's own: its many executions never disturb other files' platform-wide numbers.
 const privateChains = usePrivateChains({ chainIds: [41_837, 41_838] })
 const service = () => privateChains().service
 const chainA = () => privateChains().withRouter
 const chainB = () => privateChains().withoutRouter
-
-type RecordJson = Record<string, unknown> & {
-  id: string
-  maker: string
-  holding_qty: string
-  action_qty: string
-  compensation_qty: string | null
-  status: string
-  is_token_locked: boolean
-  processed_hash: Hex | null
-}
-type ActionJson = { id: string; status: string; processed_hash: Hex | null; records: RecordJson[] }
-
-function trigger(body: unknown) {
-  return apiCall<{ code: number; data: ActionJson; message?: string; details?: string }>(
-    service(),
-    '/sandbox/v1/corporate-actions',
-    { method: 'POST', body },
-  )
-}
-
-async function triggered(body: Record<string, unknown>): Promise<ActionJson> {
-  const reply = await trigger(body)
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200)
-  return reply.body.data
-}
-
-function processAction(id: string) {
-  return apiCall<{ code: number; data: ActionJson; message?: string }>(
-    service(),
-    `/sandbox/v1/corporate-actions/${id}/process`,
-    { method: 'POST', body: '' },
-  )
-}
-
-async function processed(id: string): Promise<ActionJson> {
-  const reply = await processAction(id)
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200)
-  return reply.body.data
-}
-
-function actionsOf(maker: Address, query: Record<string, string | number> = {}) {
-  return apiCall<{ code: number; data: { actions: RecordJson[]; total_count: number }; details?: string }>(
-    service(),
-    '/api/v1/maker/corporate-actions/actions',
-    { credential: service().credential, makerAddress: maker, query },
-  )
-}
-
-async function positionOf(maker: Address, chain: LocalChain, ticker: string) {
-  const reply = await apiCall(service(), '/api/v1/positions', {
-    credential: service().credential,
-    makerAddress: maker,
-    query: { chain_id: chain.chainId, ticker },
-  })
-  expect(reply.status).toBe(200)
-  return reply.body.data.positions[0] as Record<string, string> | undefined
-}
-
-function recordOf(action: ActionJson, maker: Address): RecordJson {
-  const record = action.records.find((r) => r.maker.toLowerCase() === maker.toLowerCase())
-  if (!record) throw new Error(`no record for ${maker}`)
-  return record
-}
+const { trigger, triggered, processAction, processed, actionsOf, positionOf, recordOf } =
+  corporateActionCalls(service)
 
 async function receiptOf(chain: LocalChain, hash: Hex) {
   return clientsFor(chain, chain.roles.deployer.privateKey).publicClient.getTransactionReceipt({ hash })
@@ -400,126 +342,5 @@ describe('a delisting', () => {
       action_type: 'delisting',
     })
     expect(again.status).toBe(400)
-  })
-})
-
-describe('GET /api/v1/maker/corporate-actions/actions', () => {
-  let holder: Wallet
-  const tokens: Address[] = []
-
-  beforeAll(async () => {
-    holder = await walletOn(chainA())
-    for (const chain of [chainA(), chainA(), chainB()]) {
-      const listing = await listOwnStock(service(), chain)
-      await walletOn(chain, { privateKey: holder.privateKey, tokens: { [listing.address]: 3n } })
-      await triggered({
-        chain_id: chain.chainId,
-        ticker: listing.ticker,
-        exchange: 0,
-        action_type: 'stock_split',
-        params: { numerator: 2, denominator: 1 },
-      })
-      tokens.push(listing.address)
-    }
-  })
-
-  it("returns only the caller's records, newest first, with total_count", async () => {
-    const reply = await actionsOf(holder.account.address)
-    expect(reply.body.data.total_count).toBe(3)
-    expect(reply.body.data.actions.map((a) => a.token_address)).toEqual([...tokens].reverse())
-    const stranger = await actionsOf(privateKeyToAddress(generatePrivateKey()))
-    expect(stranger.body.data).toEqual({ actions: [], total_count: 0 })
-  })
-
-  it('token: one token address, in any letter case', async () => {
-    const reply = await actionsOf(holder.account.address, { token: (tokens[1] as string).toLowerCase() })
-    expect(reply.body.data.actions.map((a) => a.token_address)).toEqual([tokens[1]])
-    expect(reply.body.data.total_count).toBe(1)
-  })
-
-  it('chain_id: one chain', async () => {
-    const reply = await actionsOf(holder.account.address, { chain_id: chainB().chainId })
-    expect(reply.body.data.actions.map((a) => a.token_address)).toEqual([tokens[2]])
-  })
-
-  it('page and page_size (default 20): total_count counts every match', async () => {
-    const reply = await actionsOf(holder.account.address, { page: 2, page_size: 2 })
-    expect(reply.body.data.total_count).toBe(3)
-    expect(reply.body.data.actions.map((a) => a.token_address)).toEqual([tokens[0]])
-  })
-
-  it('page_size is capped at 100: 101 is a 400 naming the limit', async () => {
-    const reply = await actionsOf(holder.account.address, { page_size: 101 })
-    expect(reply.status).toBe(400)
-    expect(reply.body.details).toContain('100')
-  })
-
-  it('bad token address and unknown chain are 400s', async () => {
-    expect((await actionsOf(holder.account.address, { token: '0x12' })).status).toBe(400)
-    expect((await actionsOf(holder.account.address, { chain_id: 5 })).status).toBe(400)
-  })
-
-  it('needs a maker key: 401 without credentials', async () => {
-    expect((await apiCall(service(), '/api/v1/maker/corporate-actions/actions')).status).toBe(401)
-  })
-})
-
-describe('POST /sandbox/v1/corporate-actions rejects bad requests', () => {
-  // A token of this file's own: should a check be missing, no other test's token is touched.
-  let ticker = ''
-  beforeAll(async () => {
-    ticker = (await listOwnStock(service(), chainA())).ticker
-  })
-  const body = (fields: Record<string, unknown>) => ({
-    chain_id: chainA().chainId,
-    ticker,
-    exchange: 0,
-    ...fields,
-  })
-
-  it.each([
-    ['a body that is not JSON', () => '{not json', 400],
-    ['an unknown action type', () => body({ action_type: 'merger' }), 400],
-    [
-      'a split whose ratio does not increase',
-      () => body({ action_type: 'stock_split', params: { numerator: 1, denominator: 2 } }),
-      400,
-    ],
-    [
-      'a reverse split whose ratio does not decrease',
-      () => body({ action_type: 'reverse_stock_split', params: { numerator: 2, denominator: 2 } }),
-      400,
-    ],
-    [
-      'a dividend without its dates',
-      () => body({ action_type: 'dividend', params: { dividend_per_share: '1', tax_rate: 10 } }),
-      400,
-    ],
-    [
-      'a dividend paid before its ex-dividend date',
-      () =>
-        body({
-          action_type: 'dividend',
-          params: {
-            dividend_per_share: '1',
-            tax_rate: 10,
-            ex_dividend_date: '2026-03-20',
-            dividend_date: '2026-03-02',
-          },
-        }),
-      400,
-    ],
-    ['an unknown chain', () => body({ chain_id: 1, action_type: 'delisting' }), 400],
-    ['an exchange that does not exist', () => body({ exchange: 2, action_type: 'delisting' }), 400],
-    ['an unknown ticker', () => body({ ticker: 'NOPE', action_type: 'delisting' }), 404],
-  ])('%s', async (_name, makeBody, status) => {
-    const reply = await trigger(makeBody())
-    expect(reply.status).toBe(status)
-    expect(reply.body.code).toBe(status)
-    expect(
-      service()
-        .context.ledger.corporateActions.list()
-        .some((a) => a.tokenTicker === ticker),
-    ).toBe(false)
   })
 })
