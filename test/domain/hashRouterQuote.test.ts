@@ -1,27 +1,13 @@
 import fc from 'fast-check'
-import { type Address, bytesToHex, getAddress, type Hex, hashTypedData, type TypedDataDomain } from 'viem'
+import { type Address, bytesToHex, type Hex, hashTypedData, type TypedDataDomain } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { hashRouterQuote, RouterQuoteEncodingError } from '../../src/domain/hashRouterQuote.js'
 import { routerQuoteTypes, type SignedQuoteStruct } from '../../src/domain/routerQuote.js'
+import { anyAddress as address, anyRouterQuote as quote } from '../helpers/routerQuoteArbitraries.js'
 
 const viemHash = (domain: TypedDataDomain, quote: SignedQuoteStruct) =>
   hashTypedData({ domain, types: routerQuoteTypes, primaryType: 'Quote', message: quote })
 
-/** Lower case or checksummed: the two spellings viem accepts. */
-const address = fc
-  .uint8Array({ minLength: 20, maxLength: 20 })
-  .chain((bytes) => fc.constantFrom<Address>(bytesToHex(bytes), getAddress(bytesToHex(bytes))))
-const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n })
-const quote = fc.record({
-  quoteId: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => bytesToHex(bytes)),
-  stockToken: address,
-  assetToken: address,
-  isBuy: fc.boolean(),
-  amountIn: uint256,
-  amountOut: uint256,
-  feeAmount: uint256,
-  expiresAt: fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 40n }), uint256),
-})
 const domain: fc.Arbitrary<TypedDataDomain> = fc.record(
   {
     name: fc.constantFrom('PlatformRouter', 'RFQSettlement', ''),

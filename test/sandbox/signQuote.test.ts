@@ -1,22 +1,11 @@
 import fc from 'fast-check'
-import { bytesToHex, getAddress, type Hex, recoverTypedDataAddress } from 'viem'
+import { type Hex, recoverTypedDataAddress } from 'viem'
 import { privateKeyToAccount, signTypedData } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { type RouterQuoteDomain, routerQuoteTypes } from '../../src/domain/routerQuote.js'
 import { signRouterQuote } from '../../src/sandbox/signQuote.js'
+import { anyAddress as address, anyRouterQuote as quote } from '../helpers/routerQuoteArbitraries.js'
 
-const address = fc.uint8Array({ minLength: 20, maxLength: 20 }).map((bytes) => getAddress(bytesToHex(bytes)))
-const uint256 = fc.bigInt({ min: 0n, max: 2n ** 256n - 1n })
-const quote = fc.record({
-  quoteId: fc.uint8Array({ minLength: 32, maxLength: 32 }).map((bytes) => bytesToHex(bytes)),
-  stockToken: address,
-  assetToken: address,
-  isBuy: fc.boolean(),
-  amountIn: uint256,
-  amountOut: uint256,
-  feeAmount: uint256,
-  expiresAt: fc.bigInt({ min: 0n, max: 2n ** 40n }),
-})
 const domain = fc.record({
   name: fc.constantFrom('PlatformRouter', 'RFQSettlement'),
   version: fc.constant('1'),
