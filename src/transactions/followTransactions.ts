@@ -59,7 +59,8 @@ export async function includeFromBlocks(core: ManagerCore, blocks: readonly Watc
 
 /**
  * Records that `tx` is in `block`: mined, with the handler's consequences, in one ledger transaction;
- * nothing when the ledger says so already (a block and a check can both see it).
+ * nothing when the ledger has it mined already (a block and a check can both see it; a mined one
+ * moves only through a reorg the block watcher reports).
  */
 export function commitInclusion(
   core: ManagerCore,
@@ -97,7 +98,11 @@ function commitInclusions(
       try {
         return ledger.atomically(() => {
           const current = ledger.transactions.getTransaction(chainId, tx.hash)
-          if (!current || (current.status === 'mined' && current.blockHash === block.hash)) return []
+          // Mined already, in this block or another: it stays there until the block watcher reports
+          // that block removed (reverseReorgedTransactions takes it back, then the new branch's block
+          // includes it). A check that read its receipt after a reorg, from a list taken before the
+          // first inclusion, must not move it: the reorg would then take back the right block's fill.
+          if (!current || current.status === 'mined') return []
           const mined = ledger.transactions.markMined(chainId, tx.hash, {
             blockNumber: block.number,
             blockHash: block.hash,
