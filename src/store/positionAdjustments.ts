@@ -18,31 +18,9 @@ import { type AdjustmentRow, checkTokenInfo, type PositionWriter } from './posit
  */
 export function createPositionAdjustments(context: RepositoryContext, writer: PositionWriter) {
   const { db, now } = context
-  const selectByReference = db.prepare<[string], { id: number }>(
-    'SELECT id FROM position_adjustments WHERE reference = ?',
-  )
+  // The row as read, but for what the table fills itself, with the PnL the fold realized.
   const insertAdjustment = db.prepare<
-    [
-      {
-        seq: number
-        chain_id: number
-        token_address: string
-        kind: string
-        ratio_numerator: string | null
-        ratio_denominator: string | null
-        quantity: string | null
-        amount: string | null
-        ticker: string | null
-        exchange: number | null
-        token_kind: string | null
-        asset_token: string | null
-        asset_decimals: number | null
-        reference: string | null
-        reason: string
-        realized_pnl: string
-        now: number
-      },
-    ]
+    [Omit<AdjustmentRow, 'id' | 'recorded_at_ms'> & { realized_pnl: string; now: number }]
   >(
     `INSERT INTO position_adjustments (seq, chain_id, token_address, kind, ratio_numerator, ratio_denominator,
        quantity, amount, ticker, exchange, token_kind, asset_token, asset_decimals, reference, reason, realized_pnl,
@@ -61,7 +39,7 @@ export function createPositionAdjustments(context: RepositoryContext, writer: Po
       throw new LedgerInputError('reason', adjustment.reason, 'is empty: say why the position changes.')
     const reference = adjustment.reference ?? null
     if (reference !== null) {
-      const existing = selectByReference.get(reference)
+      const existing = selectAdjustmentByReference.get(reference)
       if (existing) return { status: 'duplicate', adjustmentId: existing.id }
     }
     const seq = writer.nextSeq()
