@@ -193,7 +193,7 @@ describe('stockroute start', () => {
   }, async () => {
     const { configPath, ledgerPath, account } = await writeDaemonConfig('full', everySecondOnBothChains())
     // The fault switch: SQLite answers "disk full" once the file would pass this many pages (room for
-    // a few seconds of trading, so that the second daemon below meets a live owner).
+    // a few seconds of trading).
     const probe = join(folder, 'probe.sqlite')
     const fresh = openLedger({ path: probe })
     const pages = Number(fresh.database.pragma('page_count', { simple: true }))
@@ -204,8 +204,12 @@ describe('stockroute start', () => {
     })
     await run.waitFor(/^control API http:\/\/127\.0\.0\.1:\d+/)
 
+    // Frozen (alive, its claim held) while the second daemon starts: on a loaded machine a start
+    // takes longer than the 30 pages last, and the second would find the first already stopped.
+    run.child.kill('SIGSTOP')
     const second = startDaemonProcess(configPath)
     const refused = await exitOf(second.child)
+    run.child.kill('SIGCONT')
     expect(refused.code).not.toBe(0)
     expect(`${second.lines.join('\n')}${second.stderr()}`).toContain(`in use by process ${run.child.pid}`)
     await run.waitFor(/storage fault/i, 120_000)
