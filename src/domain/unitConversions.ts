@@ -50,10 +50,7 @@ export function rescaleAssetAmount(parameters: {
   const fromDecimals = assetDecimalsOf(parameters.fromDecimals)
   const toDecimals = assetDecimalsOf(parameters.toDecimals)
   assertNonNegative(amount, 'Asset amount')
-  const result =
-    toDecimals >= fromDecimals
-      ? amount * 10n ** BigInt(toDecimals - fromDecimals)
-      : divideRounded(amount, 10n ** BigInt(fromDecimals - toDecimals), direction)
+  const result = rescaleDecimals(amount, fromDecimals, toDecimals, direction)
   assertNotRoundedToZero(amount, result, {
     what: `Asset amount ${formatUnits(amount, fromDecimals)}`,
     target: `${toDecimals}-decimal base units`,
@@ -77,10 +74,7 @@ export function priceToAssetAmount(parameters: {
   const { price, direction } = parameters
   const assetDecimals = assetDecimalsOf(parameters.assetDecimals)
   assertNonNegative(price, 'Price')
-  const result =
-    assetDecimals >= priceDecimals
-      ? price * 10n ** BigInt(assetDecimals - priceDecimals)
-      : divideRounded(price, 10n ** BigInt(priceDecimals - assetDecimals), direction)
+  const result = rescaleDecimals(price, priceDecimals, assetDecimals, direction)
   assertNotRoundedToZero(price, result, {
     what: `Price ${formatPrice(price)}`,
     target: `base units of a ${assetDecimals}-decimal asset`,
@@ -160,4 +154,16 @@ export function assetAmountForShares(parameters: {
     target: 'asset base units',
   })
   return result as AssetAmount
+}
+
+/** `value` from `fromDecimals` to `toDecimals` fixed point: exact upwards, rounded `direction` downwards. */
+function rescaleDecimals(
+  value: bigint,
+  fromDecimals: number,
+  toDecimals: number,
+  direction: Rounding,
+): bigint {
+  return toDecimals >= fromDecimals
+    ? value * 10n ** BigInt(toDecimals - fromDecimals)
+    : divideRounded(value, 10n ** BigInt(fromDecimals - toDecimals), direction)
 }
