@@ -1,4 +1,13 @@
-import { type Address, type Client, encodeFunctionData, erc20Abi, getAddress, type Hex } from 'viem'
+import {
+  type Address,
+  type Client,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  type Hex,
+  type StateOverride,
+  toHex,
+} from 'viem'
 import { readContract, simulateContract } from 'viem/actions'
 import { decodeRevert } from './decodeRevert.js'
 import { ChainRpcError } from './errors.js'
@@ -189,6 +198,56 @@ export async function needsZeroAllowanceFirst(
   if (currentAllowance === 0n) return { needed: false, reason: 'allowance-is-zero', currentAllowance }
   if (amount === 0n) return { needed: false, reason: 'new-amount-is-zero', currentAllowance }
   if (amount === currentAllowance) return { needed: false, reason: 'allowance-unchanged', currentAllowance }
+  const revert = await simulateApprove(client, { token, owner, spender, amount }, options)
+  if (!revert) return { needed: false, reason: 'approve-succeeds', currentAllowance }
+  return { needed: true, reason: 'approve-reverts', currentAllowance, revert }
+}
+
+/**
+ * Whether `token` refuses to change a non-zero allowance to another non-zero one (USDT-like), asked
+ * of the token whatever the allowance is now: `approve(spender, 2)` is simulated from `owner` with
+ * the allowance's storage slot set to 1 (a state override; `allowanceSlotOf` gives the slot). A
+ * revert means it refuses. Throws {@link ChainRpcError} when the chain cannot be read.
+ *
+ * @example
+ * const slot = allowanceSlotOf(await layouts.layoutOf(usdt, owner, router), owner, router)
+ * await refusesNonZeroAllowanceChange(publicClient, { token: usdt, owner, spender: router, allowanceSlot: slot }) // true
+ */
+export async function refusesNonZeroAllowanceChange(
+  client: Client,
+  parameters: { token: Address; owner: Address; spender: Address; allowanceSlot: Hex },
+  options: ChainCallOptions = {},
+): Promise<boolean> {
+  const { token, owner, spender, allowanceSlot } = parameters
+  const revert = await simulateApprove(
+    client,
+    {
+      token,
+      owner,
+      spender,
+      amount: 2n,
+      stateOverride: [
+        { address: token, stateDiff: [{ slot: allowanceSlot, value: toHex(1n, { size: 32 }) }] },
+      ],
+    },
+    options,
+  )
+  return revert !== undefined
+}
+
+/** Simulates `approve(spender, amount)` from `owner`: its decoded revert, or undefined when it succeeds. */
+async function simulateApprove(
+  client: Client,
+  parameters: {
+    token: Address
+    owner: Address
+    spender: Address
+    amount: bigint
+    stateOverride?: StateOverride | undefined
+  },
+  options: ChainCallOptions,
+): Promise<{ errorName: string; message: string } | undefined> {
+  const { token, owner, spender, amount, stateOverride } = parameters
   const action = `simulated approve(${spender}, ${amount}) from ${owner} on token ${token}`
   options.signal?.throwIfAborted()
   try {
@@ -199,19 +258,15 @@ export async function needsZeroAllowanceFirst(
         abi: approveAbi,
         functionName: 'approve',
         args: [spender, amount],
+        ...(stateOverride ? { stateOverride } : {}),
       }),
       options.signal,
     )
-    return { needed: false, reason: 'approve-succeeds', currentAllowance }
+    return undefined
   } catch (error) {
     if (options.signal?.aborted && error === options.signal.reason) throw error
     const revert = decodeRevert(error)
     if (!revert) throw new ChainRpcError({ chainId: client.chain?.id, action, cause: error })
-    return {
-      needed: true,
-      reason: 'approve-reverts',
-      currentAllowance,
-      revert: { errorName: revert.errorName, message: revert.message },
-    }
+    return { errorName: revert.errorName, message: revert.message }
   }
 }

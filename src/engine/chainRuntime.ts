@@ -16,6 +16,7 @@ import { readDecimals } from '../chain/erc20.js'
 import { createInclusionTimes, type InclusionTimes, minimumValidityMs } from '../chain/inclusionTime.js'
 import { isTransportFailure } from '../chain/isTransportFailure.js'
 import { type ExecutorDomain, readExecutorDomain } from '../chain/readExecutorDomain.js'
+import { createResetFirstTokens, type ResetFirstTokens } from '../chain/resetFirstTokens.js'
 import { StockrouteError } from '../domain/errors.js'
 import { assetDecimalsOf } from '../domain/units.js'
 import { type ChainBlocks, createChainBlocks } from '../transactions/chainBlocks.js'
@@ -60,6 +61,8 @@ export type ChainRuntime = GuardChain & {
   broadcastTimes: Map<Hex, number>
   /** Each token's allowance storage layout, found once: simulations override the allowance with it. */
   allowanceLayouts: AllowanceLayouts
+  /** Each token's answer to "does it refuse to change a non-zero allowance?", found once. */
+  resetFirstTokens: ResetFirstTokens
   /** The chain's wallets (at least one), each with its own transaction manager and pipeline. */
   wallets: readonly ChainWallet[]
   /** The one block watcher of the chain, shared by its wallets' managers. */
@@ -153,6 +156,7 @@ export async function createChainRuntimes(
         `the executor at ${config.rpcUrl} reports chain id ${executorDomain.chainId}: the RPC URL serves another chain.`,
       )
     const transactionSettings = { ...defaultTransactionManagerSettings, ...config.transactions }
+    const allowanceLayouts = createAllowanceLayouts(clients.publicClient)
     const runtime: Omit<ChainRuntime, 'wallets'> = {
       chainId: config.chainId,
       rpcUrl: config.rpcUrl,
@@ -168,7 +172,8 @@ export async function createChainRuntimes(
         maxAgeMs: 10 * 60_000,
       }),
       broadcastTimes: new Map(),
-      allowanceLayouts: createAllowanceLayouts(clients.publicClient),
+      allowanceLayouts,
+      resetFirstTokens: createResetFirstTokens(clients.publicClient, allowanceLayouts),
       blocks: createChainBlocks({
         client: clients.publicClient,
         pollMs: transactionSettings.blockPollMs,

@@ -1,7 +1,6 @@
 import type { LocalAccount } from 'viem'
 import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/getRouterQuote.js'
 import type { ServiceClient } from '../api/createServiceClient.js'
-import { estimateInclusionTime } from '../chain/inclusionTime.js'
 import { type ExecutionRecord, ExecutionStateError } from '../store/executions.js'
 import type { FillRecord } from '../store/fills.js'
 import type { Ledger } from '../store/openLedger.js'
@@ -177,7 +176,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
           blocks: runtime.blocks,
           settings: runtime.transactionSettings,
           handler: createSettlementHandler(context, () => chainOf(runtime.chainId), context.settlements),
-          inclusionMs: () => estimateInclusionTime(chainOf(runtime.chainId).inclusion, context.now()),
+          timeToLandMs: () => minimumValidity(context, chainOf(runtime.chainId), context.now()),
           beforeInclusions: () => context.quoteWindows.passed(),
           dryRun: settings.dryRun,
           now: context.now,

@@ -315,10 +315,20 @@ async function simulateWithApproval(
   const onChain = await allowanceAhead.onChain
   const allowance = await readAllowanceState(
     chain.publicClient,
-    { token, owner, spender, needed, policy: settings.approvalPolicy, onChain, atBlock },
+    {
+      token,
+      owner,
+      spender,
+      needed,
+      policy: settings.approvalPolicy,
+      onChain,
+      atBlock,
+      resetFirstTokens: chain.resetFirstTokens,
+    },
     { signal },
   )
-  const needsApproval = wallet.transactions.allowanceAfterPending(token, spender, onChain, atBlock) < needed
+  const needsApproval =
+    wallet.transactions.allowanceOutlook(token, spender, onChain, atBlock).atLeast < needed
   const base = { allowance, data }
   if (!settings.simulate)
     return { ...base, result: undefined, simulation: 'not simulated', approveFirst: false }

@@ -50,7 +50,7 @@ export function approvalParametersOf(
     spender: chain.executorAddress,
     needed: quote.amountInUsed,
     policy,
-    afterPending: (onChain) =>
-      wallet.transactions.allowanceAfterPending(token, chain.executorAddress, onChain),
+    outlook: (onChain) => wallet.transactions.allowanceOutlook(token, chain.executorAddress, onChain),
+    resetFirstTokens: chain.resetFirstTokens,
   }
 }

@@ -190,7 +190,8 @@ export async function revokeLeftOpenAllowances(context: EngineContext, chain: Ch
     // A wallet no longer configured: its allowance stays recorded as open for the operator.
     if (!wallet) continue
     if (
-      wallet.transactions.allowanceAfterPending(allowance.token, allowance.spender, allowance.amount) === 0n
+      wallet.transactions.allowanceOutlook(allowance.token, allowance.spender, allowance.amount).expected ===
+      0n
     )
       continue
     await revokeOpenAllowance(context, chain, allowance)

@@ -230,10 +230,7 @@ async function approveThenSimulate(
 /** The approvals to sign now: from the reading and the wallet's transactions pending at this moment. */
 function planNow(wallet: ChainWallet, allowance: AllowanceReading): ApprovalPlan {
   const { token, spender, onChain, atBlock } = allowance
-  return planFromReading(
-    allowance,
-    wallet.transactions.allowanceAfterPending(token, spender, onChain, atBlock),
-  )
+  return planFromReading(allowance, wallet.transactions.allowanceOutlook(token, spender, onChain, atBlock))
 }
 
 function approveRequest(context: EngineContext, approval: { to: Hex; data: Hex }): TransactionRequest {

@@ -113,6 +113,18 @@ export type TransactionsRepository = {
    * ledger.transactions.listUnresolvedTransactions(31337, address).map((tx) => tx.nonce) // [7, 7, 8]
    */
   listUnresolvedTransactions(chainId: number, from: Address): TransactionRecord[]
+  /**
+   * Every transaction of one wallet at a nonce that is not final yet, by nonce then age: each version
+   * at a nonce with a transaction still `signed` or `broadcast`, or one `mined` above `finalBlock`
+   * (a reorg may still take it out). Replaced versions are included (a cancel may lose the race to
+   * the transaction it replaces); `failed` and `dropped` ones are not (they never land). What an
+   * allowance plan must not count on.
+   *
+   * @example
+   * ledger.transactions.listTransactionsNotFinal(31337, address, head - 2n).map((tx) => [tx.nonce, tx.kind])
+   * // [[7, 'execute'], [7, 'cancel'], [8, 'approve']]
+   */
+  listTransactionsNotFinal(chainId: number, from: Address, finalBlock: bigint): TransactionRecord[]
   /** How many of one wallet's transactions are still `signed` or `broadcast` (a count, nothing read). */
   countUnresolvedTransactions(chainId: number, from: Address): number
   /**
@@ -188,6 +200,17 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
   )
   const countUnresolved = db.prepare<[number, string], { n: number }>(
     `SELECT count(*) AS n FROM transactions WHERE chain_id = ? AND from_address = ? AND status IN ('signed', 'broadcast')`,
+  )
+  // Nonces are mined in order: every nonce above the lowest one not final is not final either.
+  const selectNotFinal = db.prepare<[{ chain: number; from: string; final: number }], TransactionRow>(
+    `SELECT * FROM transactions WHERE chain_id = @chain AND from_address = @from
+       AND status NOT IN ('failed', 'dropped')
+       AND nonce >= min(
+         coalesce((SELECT min(nonce) FROM transactions WHERE chain_id = @chain AND from_address = @from
+                     AND status IN ('signed', 'broadcast')), 9007199254740991),
+         coalesce((SELECT min(nonce) FROM transactions WHERE chain_id = @chain AND status = 'mined'
+                     AND block_number > @final AND from_address = @from), 9007199254740991))
+     ORDER BY nonce, id`,
   )
   const selectAtNonce = db.prepare<[number, string, number], TransactionRow>(
     'SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND nonce = ? ORDER BY id',
@@ -359,6 +382,14 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
       dropped.immediate(safeInteger(chainId, 'chainId', 1), canonicalBytes32(hash, 'hash'), String(reason)),
     listUnresolvedTransactions: (chainId, from) =>
       selectUnresolved.all(chainId, canonicalAddress(from, 'from')).map(toRecord),
+    listTransactionsNotFinal: (chainId, from, finalBlock) =>
+      selectNotFinal
+        .all({
+          chain: chainId,
+          from: canonicalAddress(from, 'from'),
+          final: finalBlock < 0n ? -1 : blockNumberToInteger(finalBlock, 'finalBlock'),
+        })
+        .map(toRecord),
     countUnresolvedTransactions: (chainId, from) =>
       countUnresolved.get(chainId, canonicalAddress(from, 'from'))?.n ?? 0,
     listTransactionsAtNonce: (chainId, from, nonce) =>

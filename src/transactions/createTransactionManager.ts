@@ -2,6 +2,7 @@ import type { Hex } from 'viem'
 import { signsSynchronously } from '../chain/privateKeyToFastAccount.js'
 import { keccak256Fast } from '../domain/keccak256Fast.js'
 import type { TransactionRecord } from '../store/transactions.js'
+import { allowanceOutlook } from './allowanceOutlook.js'
 import { createBroadcastMarks } from './broadcastMarks.js'
 import { createBroadcastQueue } from './broadcastQueue.js'
 import { createChainBlocks } from './chainBlocks.js'
@@ -11,7 +12,6 @@ import { failpoint } from './failpoints.js'
 import { createFeeSource } from './fees.js'
 import { checkPending, followReorg, includeFromBlocks, receiptOf } from './followTransactions.js'
 import type { ManagerCore } from './managerCore.js'
-import { allowanceAfterPending } from './pendingAllowances.js'
 import { recoverWallet } from './recoverWallet.js'
 import { afterRefusal, fillGap, rebroadcast, replace } from './repairs.js'
 import type { SigningCore } from './signingCore.js'
@@ -40,7 +40,7 @@ const hurryAfterSendMs = 2_000
  *
  * @example
  * const manager = createTransactionManager({ chainId, ledger, account, publicClient, walletClient,
- *   settings: defaultTransactionManagerSettings, handler, inclusionMs: () => 2_000 })
+ *   settings: defaultTransactionManagerSettings, handler, timeToLandMs: () => 2_000 })
  * manager.start()
  * const { record, broadcast } = await manager.send({ kind: 'approve', to: token, data, gas: 100_000n }, { executionId })
  * await broadcast
@@ -190,7 +190,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     handler,
     now,
     emit,
-    inclusionMs: parameters.inclusionMs,
+    timeToLandMs: parameters.timeToLandMs,
     beforeInclusions: parameters.beforeInclusions ?? (() => Promise.resolve()),
     nextNonce: () => next,
     setNextNonce: (value: number) => {
@@ -299,20 +299,18 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         return { records, broadcast: sent, handedOver }
       })
     },
-    allowanceAfterPending(token, spender, onChain, atBlock) {
-      const unresolvedTxs = ledger.transactions.listUnresolvedTransactions(chainId, address)
-      const minedSince =
-        atBlock === undefined
-          ? []
-          : ledger.transactions
-              .listMinedTransactions(chainId, { fromBlock: atBlock + 1n })
-              .filter(
-                (tx) => tx.from.toLowerCase() === address.toLowerCase() && tx.receiptStatus === 'success',
-              )
-      return allowanceAfterPending([...unresolvedTxs, ...minedSince], {
+    allowanceOutlook(token, spender, onChain, atBlock) {
+      // Final: `confirmations` blocks under the head. A transaction mined after the reading's block
+      // is not in it: it counts as not final whatever its depth.
+      // Before the watcher's first block, the ledger's settlement checkpoint stands in for the head.
+      const head = blocks.head()?.number ?? ledger.checkpoints.getCheckpoint(chainId)
+      const finalBelowHead = head === undefined ? -1n : head - BigInt(settings.confirmations)
+      const finalBlock = atBlock !== undefined && atBlock < finalBelowHead ? atBlock : finalBelowHead
+      return allowanceOutlook(ledger.transactions.listTransactionsNotFinal(chainId, address, finalBlock), {
         token,
         spender,
         onChain,
+        readAtBlock: atBlock,
       })
     },
     head: () => blocks.head()?.number,
@@ -334,7 +332,12 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
           feeSource.newBlock(watched.at(-1))
           await includeFromBlocks(core, watched)
         },
-        onReorg: (event) => followReorg(core, event),
+        onReorg: async (event) => {
+          await followReorg(core, event)
+          // What the reorg put back is checked now, not at the next tick: an execute that can no
+          // longer land before its deadline is cancelled at its nonce before a block mines it.
+          void Promise.resolve(checking).then(runCheck)
+        },
         onError: (error) =>
           emit({ kind: 'error', message: `chain ${chainId}: block watcher: ${messageOf(error)}` }),
         // Signed (not sent yet) and broadcast transactions wait for their blocks.

@@ -195,9 +195,10 @@ export async function followReorg(
  * - a nonce the chain has used: ours found by receipt (committed), else the transaction that used it
  *   is found and ours are dropped ("nonce used by another program") — never guessed;
  * - a nonce below ours with no live transaction (a refused one, a crash): filled with a self-transfer;
- * - a pending one: never sent or dropped by the node → the same bytes again while its deadline allows,
- *   else a cancel; stuck for `stuckAfterMs` → re-priced while its deadline allows, else cancelled;
- *   still pending past its deadline → cancelled.
+ * - a pending one: never sent or dropped by the node (a reorg took it out) → the same bytes again
+ *   while its deadline leaves the time to land, else a cancel; stuck for `stuckAfterMs` → re-priced
+ *   while its deadline allows, else cancelled; still pending at the last check before its deadline
+ *   → cancelled, so that it cannot be mined after it and revert.
  *
  * @example
  * await checkPending(core)
@@ -261,7 +262,7 @@ async function keepAlive(core: ManagerCore, candidates: readonly TransactionReco
   if (core.sending.has(current.hash)) return
   const nowMs = core.now()
   const deadline = deadlineOfSlot(core, candidates)
-  const canLand = deadline === undefined || nowMs + core.inclusionMs() < deadline
+  const canLand = deadline === undefined || nowMs + core.timeToLandMs() < deadline
   const cancelled = current.kind === 'cancel' || current.kind === 'gap-fill'
   // Still `signed` in the ledger but sent by this process: accepted moments ago, its mark not
   // written yet (broadcastMarks), or sent without an answer. The node says whether it has it.
@@ -281,11 +282,13 @@ async function keepAlive(core: ManagerCore, candidates: readonly TransactionReco
     )
     return
   }
-  if (deadline !== undefined && !cancelled && nowMs > deadline) {
+  // The last check before its deadline cancels it: a cancel sent after the deadline may come after
+  // the block that mines it to revert (an execute back in the pool after a reorg, mining paused).
+  if (deadline !== undefined && !cancelled && nowMs + cancelLeadMs(core) >= deadline) {
     await core.replace(
       current,
       'cancel',
-      `still pending after its deadline ${new Date(deadline).toISOString()}`,
+      `still pending ${Math.max(0, deadline - nowMs)} ms before its deadline ${new Date(deadline).toISOString()}: cancelled before it can land too late`,
     )
     return
   }
@@ -308,6 +311,15 @@ async function keepAlive(core: ManagerCore, candidates: readonly TransactionReco
           `pending for ${Math.round((nowMs - sentAt) / 1000)} s and too late to land in time`,
         )
   if (!replaced) core.lastSentAt.set(current.hash, nowMs)
+}
+
+/**
+ * How long before its deadline a transaction still pending is cancelled: one check period and a
+ * half, so that one check always falls in that stretch (checks follow each other `checkMs` apart,
+ * plus the time each takes).
+ */
+function cancelLeadMs(core: ManagerCore): number {
+  return Math.round(core.settings.checkMs * 1.5)
 }
 
 /** The deadline of a nonce's call: the execute's (a cancel of it has none). */

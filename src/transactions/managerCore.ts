@@ -34,7 +34,7 @@ export type ManagerBasics = {
 export type ManagerCore = ManagerBasics & {
   publicClient: PublicClient
   now: () => number
-  inclusionMs: () => number
+  timeToLandMs: () => number
   /** Awaited before the inclusions of new blocks are recorded (the manager's parameter of that name). */
   beforeInclusions: () => Promise<void>
   /** A speed-up (same call) or cancel (self-transfer) at `current`'s nonce with higher fees; undefined when not possible now. */

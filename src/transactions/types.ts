@@ -1,6 +1,7 @@
 import type { Address, Hex, LocalAccount, PublicClient, TransactionReceipt, WalletClient } from 'viem'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionKind, TransactionRecord } from '../store/transactions.js'
+import type { AllowanceOutlook } from './allowanceOutlook.js'
 import type { WatchedBlock } from './blockWatcher.js'
 import type { ChainBlocks } from './chainBlocks.js'
 
@@ -164,16 +165,17 @@ export type TransactionManager = {
    */
   sendAll(build: () => readonly TransactionRequest[], options: SendOptions): Promise<SentTransactions>
   /**
-   * What the wallet's allowance of `token` to `spender` will be once our pending approvals and
-   * executes are mined, from `onChain`. With `atBlock` (the block `onChain` was read at), our
-   * transactions mined after it count as pending too, so a read that raced a block is exact.
+   * What the wallet's allowance of `token` to `spender` will be for its next transaction, given
+   * `onChain` (read at `atBlock`) and the wallet's transactions not final yet: the least it can
+   * be whatever becomes of them, the nonces it depends on, and an estimate (allowanceOutlook.ts).
+   * Before the block watcher has a head, the settlement checkpoint stands in for it.
    */
-  allowanceAfterPending(
+  allowanceOutlook(
     token: `0x${string}`,
     spender: `0x${string}`,
     onChain: bigint,
     atBlock?: bigint,
-  ): bigint
+  ): AllowanceOutlook
   /** The last block the block watcher reported, if it reported one: a consistent block to read at. */
   head(): bigint | undefined
   /** Checks pending transactions now (what the timer does every `checkMs`). */
@@ -194,8 +196,12 @@ export type CreateTransactionManagerParameters = {
   walletClient: WalletClient
   settings: TransactionManagerSettings
   handler: TransactionOutcomeHandler
-  /** The chain's expected broadcast-to-inclusion time, ms: can a deadline-bound transaction still land? */
-  inclusionMs: () => number
+  /**
+   * The validity a deadline-bound transaction sent now needs to land in time, ms: the chain's
+   * expected broadcast-to-inclusion time plus the engine's margin (the same rule as a first send).
+   * One with less left is cancelled at its nonce instead of sent again.
+   */
+  timeToLandMs: () => number
   /**
    * Awaited before the inclusions found in new blocks are recorded (their receipts in hand): the
    * engine may hold quotes that the writing would delay. Default: recorded at once.

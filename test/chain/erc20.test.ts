@@ -1,5 +1,6 @@
 import { decodeFunctionData, erc20Abi, parseUnits } from 'viem'
 import { afterEach, describe, expect, it } from 'vitest'
+import { createAllowanceLayouts } from '../../src/chain/allowanceSlot.js'
 import { createChainClients } from '../../src/chain/clients.js'
 import {
   buildApproveRequest,
@@ -8,6 +9,7 @@ import {
   readBalance,
   readDecimals,
 } from '../../src/chain/erc20.js'
+import { createResetFirstTokens } from '../../src/chain/resetFirstTokens.js'
 import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { chainWithoutRouter, chainWithRouter, tokenOf } from '../helpers/localChains.js'
 import { approve, fundedWallet, publicClientOf } from './fixtures.js'
@@ -142,5 +144,16 @@ describe.each([
     await approve(wallet, usdt.address, spender, 5n)
     expect(await ask(0n)).toEqual({ needed: false, reason: 'new-amount-is-zero', currentAllowance: 5n })
     expect(await ask(5n)).toEqual({ needed: false, reason: 'allowance-unchanged', currentAllowance: 5n })
+  })
+  it('tells a reset-first token from an ordinary one while the allowance is zero (once per token)', async () => {
+    const wallet = await fundedWallet(chain)
+    const owner = wallet.account.address
+    const spender = chain.executorAddress
+    const resets = createResetFirstTokens(client(), createAllowanceLayouts(client()))
+    expect(await readAllowance(client(), { token: assetOf(chain, 'USDT').address, owner, spender })).toBe(0n)
+    expect(await resets.isResetFirst(assetOf(chain, 'USDT').address, owner, spender)).toBe(true)
+    expect(await resets.isResetFirst(assetOf(chain, 'USDC').address, owner, spender)).toBe(false)
+    // The stock token (OpenZeppelin's ERC-20) changes any allowance directly.
+    expect(await resets.isResetFirst(tokenOf(chain, 'AAPL'), owner, spender)).toBe(false)
   })
 })

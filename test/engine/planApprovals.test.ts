@@ -1,6 +1,6 @@
-import { erc20Abi } from 'viem'
+import { decodeFunctionData, erc20Abi } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { approvalTarget } from '../../src/engine/index.js'
+import { type AllowanceReading, approvalTarget, planFromReading } from '../../src/engine/index.js'
 import { createTestEngine, engineLedgers } from '../helpers/engine.js'
 import { chainWithoutRouter, chainWithRouter, clientsFor } from '../helpers/localChains.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
@@ -86,5 +86,47 @@ describe('approvals', () => {
     } finally {
       await test.close()
     }
+  })
+})
+
+describe('planFromReading', () => {
+  const token = '0x00000000000000000000000000000000000000a1' as const
+  const spender = '0x00000000000000000000000000000000000000c3' as const
+  const reading = (onChain: bigint, resetFirst: boolean | undefined): AllowanceReading => ({
+    token,
+    spender,
+    needed: 100n,
+    target: 100n,
+    onChain,
+    resetFirst,
+  })
+  const amounts = (plan: ReturnType<typeof planFromReading>) =>
+    plan.approvals.map((approval) => decodeFunctionData({ abi: erc20Abi, data: approval.data }).args?.[1])
+
+  it('sends nothing when the least the allowance can be covers the quote', () => {
+    const plan = planFromReading(reading(150n, true), { expected: 150n, atLeast: 100n, dependsOn: [7] })
+    expect(plan.approvals).toEqual([])
+    expect(plan.dependsOn).toEqual([7])
+  })
+
+  it('approves when only the estimate covers the quote: a cancelled execute of ours may still land', () => {
+    const plan = planFromReading(reading(100n, false), { expected: 100n, atLeast: 10n, dependsOn: [4] })
+    expect(amounts(plan)).toEqual([100n])
+  })
+
+  it('on a reset-first token, resets first whenever something of ours touching the allowance is not final', () => {
+    // The chain reads zero and the estimate is zero: the pending execute spends it all, unless it is cancelled.
+    const pending = { expected: 0n, atLeast: 0n, dependsOn: [3, 4] }
+    expect(amounts(planFromReading(reading(0n, true), pending))).toEqual([0n, 100n])
+    // A token that could not be told is treated as one that refuses.
+    expect(amounts(planFromReading(reading(0n, undefined), pending))).toEqual([0n, 100n])
+    // An ordinary token: the approval sets the allowance whatever it was.
+    expect(amounts(planFromReading(reading(0n, false), pending))).toEqual([100n])
+  })
+
+  it('on a reset-first token, approves at once only an allowance known to be zero', () => {
+    const settled = (onChain: bigint) => ({ expected: onChain, atLeast: onChain, dependsOn: [] })
+    expect(amounts(planFromReading(reading(0n, true), settled(0n)))).toEqual([100n])
+    expect(amounts(planFromReading(reading(40n, true), settled(40n)))).toEqual([0n, 100n])
   })
 })

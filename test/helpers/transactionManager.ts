@@ -46,7 +46,7 @@ export async function startTestManager(
       abandoned() {},
       deadlineOf: () => undefined,
     },
-    inclusionMs: () => 1_000,
+    timeToLandMs: () => 1_000,
     beforeInclusions: parameters.beforeInclusions,
   })
   manager.start()

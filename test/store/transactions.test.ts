@@ -208,6 +208,53 @@ describe('transactions', () => {
   })
 })
 
+describe('transactions not final', () => {
+  it('lists every version at each nonce not final yet: pending, replaced, mined above the final block; never failed ones', async () => {
+    const ledger = openLedger({ path: folder.path() })
+    const record = async (kind: TransactionKind, label: string, replaces?: Hex) => {
+      const nonce = replaces
+        ? (ledger.transactions.getTransaction(chainId, replaces)?.nonce ?? -1)
+        : ledger.nonces.reserveNonce(chainId, account.address, 0)
+      const tx = await signed(nonce, label)
+      ledger.transactions.recordSignedTransaction({
+        chainId,
+        from: account.address,
+        nonce,
+        kind,
+        ...tx,
+        replaces,
+      })
+      ledger.transactions.markBroadcast(chainId, tx.hash)
+      return tx.hash
+    }
+    const labels = (finalBlock: bigint) =>
+      ledger.transactions
+        .listTransactionsNotFinal(chainId, account.address, finalBlock)
+        .map((tx) => `${tx.nonce} ${tx.kind} ${tx.status}`)
+    expect(labels(0n)).toEqual([])
+    const approve = await record('approve', 'approve-0')
+    ledger.transactions.markMined(chainId, approve, { blockNumber: 5n, status: 'success' })
+    const execute = await record('execute', 'execute-1')
+    ledger.transactions.markMined(chainId, execute, { blockNumber: 9n, status: 'success' })
+    const pending = await record('execute', 'execute-2')
+    await record('cancel', 'cancel-2', pending)
+    // Above block 9 everything mined is final, and nonce 2 is pending: its execute may still win.
+    expect(labels(9n)).toEqual(['2 execute replaced', '2 cancel broadcast'])
+    expect(labels(6n)).toEqual(['1 execute mined', '2 execute replaced', '2 cancel broadcast'])
+    expect(labels(4n)).toEqual([
+      '0 approve mined',
+      '1 execute mined',
+      '2 execute replaced',
+      '2 cancel broadcast',
+    ])
+    // A refused transaction never lands: left out, and with nothing pending, only the mined count.
+    const refused = await record('approve', 'approve-3')
+    ledger.transactions.markFailed(chainId, refused, 'insufficient funds')
+    expect(labels(6n)).toEqual(['1 execute mined', '2 execute replaced', '2 cancel broadcast'])
+    ledger.close()
+  })
+})
+
 describe('nonces', () => {
   const address = account.address
 
