@@ -7,6 +7,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import { type Address, type Hex, keccak256, parseTransaction } from 'viem'
 import { seededRandom } from './seededRandom.js'
 
 // A loopback HTTP proxy in front of one JSON-RPC endpoint (an anvil chain) that injects the faults a
@@ -52,7 +53,12 @@ export type RpcFaultCounters = {
   errored: number
 }
 
+/** A transaction sent through the proxy, as {@link RpcFaultProxy.withholdTransactions}' filter sees it. */
+export type SentTransactionView = { hash: Hex; to: Address | undefined; nonce: number; data: Hex | undefined }
+
 export type RpcFaultStats = RpcFaultCounters & {
+  /** `eth_sendRawTransaction` calls answered with the hash but never forwarded (withheld). */
+  withheld: number
   /** HTTP requests forwarded to the node (cut ones included). */
   forwarded: number
   /** Requests the node could not be reached for (answered 502, not counted as `errored`). */
@@ -75,6 +81,14 @@ export type StartRpcFaultProxyParameters = {
 export type RpcFaultProxy = {
   /** `http://127.0.0.1:PORT`: use it as the chain's RPC URL. */
   url: string
+  /**
+   * From now on, every `eth_sendRawTransaction` whose transaction `filter` picks is answered with
+   * its hash as a node that accepted it would, and never forwarded: the node never has it, as if it
+   * dropped it at once (the client's sends of it again are withheld too while the filter picks
+   * them). A batch's other members are forwarded as usual. `undefined` turns it off. The way a
+   * test makes one chosen transaction fail to land (say, an execute after its approval went through).
+   */
+  withholdTransactions(filter: ((tx: SentTransactionView) => boolean) | undefined): void
   /** Replaces the active faults (validated; throws {@link RpcFaultProxyError}); `{}` turns them off. */
   setFaults(faults: RpcFaults): void
   /** The active faults. */
@@ -109,7 +123,14 @@ export async function startRpcFaultProxy(parameters: StartRpcFaultProxyParameter
   const upstream = parseUpstream(parameters.upstream)
   let active = validateFaults(parameters.faults ?? {})
   const random = seededRandom(parameters.seed ?? 1)
-  const stats: RpcFaultStats = { ...emptyCounters(), forwarded: 0, upstreamErrors: 0, byMethod: {} }
+  const stats: RpcFaultStats = {
+    ...emptyCounters(),
+    forwarded: 0,
+    upstreamErrors: 0,
+    withheld: 0,
+    byMethod: {},
+  }
+  let withhold: ((tx: SentTransactionView) => boolean) | undefined
   const agent = new Agent({ keepAlive: true, maxSockets: 64 })
   const sockets = new Set<Socket>()
   const timers = new Set<NodeJS.Timeout>()
@@ -151,6 +172,8 @@ export async function startRpcFaultProxy(parameters: StartRpcFaultProxyParameter
     if (stopped) return void req.socket.destroy()
     if (fault === 'drop') return void req.socket.destroy()
     if (fault === 'error') return answer(res, 502, 'Bad Gateway (rpcFaultProxy: injected fault)')
+    const split = withhold ? withheldCalls(body, withhold) : undefined
+    if (split && split.withheld.length > 0) return answerWithheld(req, res, split)
     stats.forwarded += 1
     let reply: UpstreamReply
     try {
@@ -166,6 +189,30 @@ export async function startRpcFaultProxy(parameters: StartRpcFaultProxyParameter
     if (fault === 'cut') return void req.socket.destroy()
     res.writeHead(reply.status, reply.headers)
     res.end(reply.body)
+  }
+
+  /** Answers the withheld calls with their hashes, and forwards the rest of their batch, if any. */
+  async function answerWithheld(req: IncomingMessage, res: ServerResponse, split: WithheldSplit) {
+    stats.withheld += split.withheld.length
+    let replies = split.withheld
+    if (split.rest.length > 0) {
+      stats.forwarded += 1
+      try {
+        const reply = await forward(req, Buffer.from(JSON.stringify(split.rest)))
+        const parsed: unknown = JSON.parse(reply.body.toString('utf8'))
+        replies = [...(Array.isArray(parsed) ? parsed : [parsed]), ...replies]
+      } catch (error) {
+        stats.upstreamErrors += 1
+        return answer(
+          res,
+          502,
+          `Bad Gateway (rpcFaultProxy: upstream ${upstream.href}: ${(error as Error).message})`,
+        )
+      }
+    }
+    const text = JSON.stringify(split.batch ? replies : replies[0])
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+    res.end(text)
   }
 
   type UpstreamReply = { status: number; headers: IncomingHttpHeaders; body: Buffer }
@@ -237,6 +284,9 @@ export async function startRpcFaultProxy(parameters: StartRpcFaultProxyParameter
     setFaults(faults) {
       active = validateFaults(faults)
     },
+    withholdTransactions(filter) {
+      withhold = filter
+    },
     faults: () => ({ ...active }),
     stats: () => ({
       ...stats,
@@ -257,6 +307,42 @@ export async function startRpcFaultProxy(parameters: StartRpcFaultProxyParameter
 }
 
 type Fault = 'none' | 'drop' | 'cut' | 'error'
+
+type JsonRpcCall = { jsonrpc?: string; id?: unknown; method?: unknown; params?: unknown }
+type WithheldSplit = { batch: boolean; withheld: unknown[]; rest: JsonRpcCall[] }
+
+/** The `eth_sendRawTransaction` calls of a body that `filter` withholds (with their replies), and the rest. */
+function withheldCalls(
+  body: Buffer,
+  filter: (tx: SentTransactionView) => boolean,
+): WithheldSplit | undefined {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body.toString('utf8'))
+  } catch {
+    return undefined
+  }
+  const batch = Array.isArray(parsed)
+  const calls = (batch ? parsed : [parsed]) as JsonRpcCall[]
+  const split: WithheldSplit = { batch, withheld: [], rest: [] }
+  for (const call of calls) {
+    const raw =
+      call?.method === 'eth_sendRawTransaction' && Array.isArray(call.params) ? call.params[0] : undefined
+    const view = typeof raw === 'string' ? viewOf(raw as Hex) : undefined
+    if (view && filter(view)) split.withheld.push({ jsonrpc: '2.0', id: call.id, result: view.hash })
+    else split.rest.push(call)
+  }
+  return split
+}
+
+function viewOf(raw: Hex): SentTransactionView | undefined {
+  try {
+    const tx = parseTransaction(raw)
+    return { hash: keccak256(raw), to: tx.to ?? undefined, nonce: tx.nonce ?? 0, data: tx.data }
+  } catch {
+    return undefined
+  }
+}
 
 function pickFault(faults: RpcFaults, draw: number): Fault {
   let bound = faults.errorRate ?? 0

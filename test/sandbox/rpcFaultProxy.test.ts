@@ -235,4 +235,37 @@ describe('rpcFaultProxy with transactions (a chain of its own)', () => {
     expect(stats.byMethod.eth_sendRawTransaction).toMatchObject({ requests: 1, cut: 1 })
     expect(stats.byMethod.eth_getTransactionCount).toMatchObject({ requests: 1, cut: 0, eligible: 0 })
   })
+  it("withholds the transactions its filter picks: answered with the hash, never on the node; a batch's others pass", async () => {
+    const { account, direct, raw, hash } = await signedTransfer()
+    const proxy = await proxyFor(anvil.rpcUrl)
+    const seen: { hash: Hex; nonce: number }[] = []
+    proxy.withholdTransactions((tx) => {
+      seen.push({ hash: tx.hash, nonce: tx.nonce })
+      return tx.to === '0x00000000000000000000000000000000000000aa'
+    })
+    expect(await clientOn(proxy.url, chainId).sendRawTransaction({ serializedTransaction: raw })).toBe(hash)
+    expect(seen).toEqual([{ hash, nonce: 0 }])
+    expect(await direct.getTransaction({ hash }).catch(() => null)).toBeNull()
+    // In a batch, the withheld member gets its hash and the others their node's answers, ids kept.
+    const batch = await fetch(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 7, method: 'eth_chainId', params: [] },
+        { jsonrpc: '2.0', id: 8, method: 'eth_sendRawTransaction', params: [raw] },
+      ]),
+    }).then((response) => response.json())
+    expect(batch).toEqual(
+      expect.arrayContaining([
+        { jsonrpc: '2.0', id: 7, result: `0x${chainId.toString(16)}` },
+        { jsonrpc: '2.0', id: 8, result: hash },
+      ]),
+    )
+    expect(proxy.stats().withheld).toBe(2)
+    // Turned off, the same bytes reach the node.
+    proxy.withholdTransactions(undefined)
+    await clientOn(proxy.url, chainId).sendRawTransaction({ serializedTransaction: raw })
+    const receipt = await direct.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 10_000 })
+    expect(receipt.from.toLowerCase()).toBe(account.address.toLowerCase())
+  })
 })

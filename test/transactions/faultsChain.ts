@@ -3,6 +3,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 import { createServiceClient } from '../../src/api/createServiceClient.js'
 import { createEngine, type Engine, type EngineSettings, type SwapIntent } from '../../src/engine/index.js'
+import type { SandboxAssetSpec } from '../../src/sandbox/chainSpecs.js'
 import { type LocalChain, type LocalChains, startLocalChains } from '../../src/sandbox/localChains.js'
 import { type SandboxService, startSandboxService } from '../../src/sandbox/service/startSandboxService.js'
 import { type Ledger, openLedger } from '../../src/store/index.js'
@@ -16,6 +17,8 @@ import { clientsFor, fundAddress } from '../helpers/localChains.js'
 // Each fault test file runs a chain of its own, since it stops mining and rewrites blocks: this
 // module starts it and the engines that trade on it.
 
+const usdc = { symbol: 'USDC', name: 'USD Coin (sandbox)', decimals: 6, zeroAllowanceFirst: false }
+
 let local: LocalChains
 let service: SandboxService
 /** The test file's own chain (set before its tests; a live binding). */
@@ -27,8 +30,9 @@ export const running: { engine: Engine; ledger: Ledger }[] = []
 /**
  * Starts a chain of the test file's own, with `chainId`, and a sandbox service on it; after each
  * test, mining is automatic again and the test's engines are closed. Returns the file's ledgers.
+ * Its asset: USDC (6 decimals) unless `asset` names another (say, a reset-first one).
  */
-export function useFaultsChain(chainId: number) {
+export function useFaultsChain(chainId: number, asset: SandboxAssetSpec = usdc) {
   ledgers = engineLedgers()
   beforeAll(async () => {
     local = await startLocalChains({
@@ -37,7 +41,7 @@ export function useFaultsChain(chainId: number) {
           chainId,
           name: 'Sandbox Faults',
           withPlatformRouter: true,
-          assets: [{ symbol: 'USDC', name: 'USD Coin (sandbox)', decimals: 6, zeroAllowanceFirst: false }],
+          assets: [asset],
         },
       ],
     })
@@ -48,6 +52,7 @@ export function useFaultsChain(chainId: number) {
   }, 60_000)
   afterEach(async () => {
     const { testClient } = clientsFor(chain, chain.roles.deployer.privateKey)
+    await testClient.setIntervalMining({ interval: 0 })
     await testClient.setAutomine(true)
     for (const { engine, ledger } of running.splice(0)) {
       await engine.close()
@@ -68,6 +73,8 @@ export async function startEngine(
     ledgerPath?: string
     settings?: Partial<EngineSettings>
     transactions?: Partial<TransactionManagerSettings>
+    /** The engine reaches the chain here (say, a fault proxy in front of it); default the chain's own. */
+    rpcUrl?: string
   } = {},
 ) {
   const privateKey = parameters.privateKey ?? generatePrivateKey()
@@ -84,6 +91,7 @@ export async function startEngine(
     account,
     chains: engineChainsOf(local.chains).map((config) => ({
       ...config,
+      rpcUrl: parameters.rpcUrl ?? config.rpcUrl,
       transactions: { ...config.transactions, ...parameters.transactions },
     })),
     settings: { ...testEngineSettings, cancelGraceMs: 500, ...parameters.settings },

@@ -2,7 +2,7 @@ import { erc20Abi } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { getTransaction, getTransactionCount } from 'viem/actions'
 import { describe, expect, it } from 'vitest'
-import { settlementsOf } from '../helpers/engine.js'
+import { readStoredQuoteForTest, settlementsOf } from '../helpers/engine.js'
 import { clientsFor, fundAddress } from '../helpers/localChains.js'
 import {
   buy,
@@ -144,6 +144,10 @@ describe('stuck and dropped transactions (automine off)', () => {
       ['cancel', 'mined'],
     ])
     expect(outcome.transactions[2]?.hash).toBe(cancel.hash)
+    // Signed at the last check before its deadline (the quote's expiry and this file's 500 ms of
+    // grace), not after it: a block that came between the deadline and a later cancel would have
+    // mined the execute to revert.
+    expect(cancel.createdAtMs).toBeLessThan(readStoredQuoteForTest(outcome.execution).expiresAt * 1000 + 500)
     expect(outcome.fills).toEqual([])
     expect(await settlementsOf(chain, account.address)).toEqual([])
     expect(await getTransactionCount(publicClient, { address: account.address })).toBe(2)
