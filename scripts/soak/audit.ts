@@ -6,8 +6,31 @@
 // with these same checks. `auditSoakLedger` takes the same parameters (plus the tokens the
 // strategies trade, so that a fill missing from the ledger still shows as a position difference);
 // once auditLedger exists, call it in scripts/soak.ts and map its result onto `SoakAudit`.
-import { type Address, erc20Abi, type Hex, type PublicClient } from 'viem'
+// The reverted-transactions check reads every block's receipts from the chain, not the ledger's
+// receipt_status, so a reverted transaction the ledger never recorded still counts.
+import {
+  type Abi,
+  type Address,
+  BaseError,
+  decodeFunctionData,
+  erc20Abi,
+  formatEther,
+  getContractError,
+  type Hex,
+  type PublicClient,
+  parseTransaction,
+  type TransactionReceipt,
+} from 'viem'
+import { decodeRevert } from '../../src/chain/decodeRevert.js'
+import { executeRevertsAbi } from '../../src/chain/executeRevertsAbi.js'
 import { readSettlementLogs } from '../../src/chain/settlementEvents.js'
+import {
+  assetTokenAbi,
+  platformRouterAbi,
+  rfqSettlementAbi,
+  shareTokenAbi,
+  stockTokenAbi,
+} from '../../src/sandbox/contracts/artifacts/index.js'
 import type { Ledger } from '../../src/store/index.js'
 
 export type AuditChain = {
@@ -22,6 +45,58 @@ export type AuditChain = {
 /** One invariant: how many violations, and a line of evidence for each (capped in the report). */
 export type Finding = { count: number; details: string[] }
 
+/** One of the wallet's transactions that a chain mined with receipt status `reverted`. */
+export type RevertedTransaction = {
+  chainId: number
+  blockNumber: number
+  nonce: number
+  /**
+   * The ledger's `transactions.kind` (approve, execute, cancel, gap-fill, …), `reset` for an
+   * approve of 0; for a transaction the ledger lacks, what its calldata says (`approve`, `reset`,
+   * `execute` when sent to the executor, else `unknown`).
+   */
+  kind: string
+  hash: Hex
+  executionId: number | null
+  /** False when the ledger has no row with this hash on this chain. */
+  inLedger: boolean
+  /** The ledger row's status and receipt status (null when it has no row, or no receipt). */
+  ledgerStatus: string | null
+  ledgerReceiptStatus: string | null
+  gasUsed: string
+  effectiveGasPrice: string
+  /** gasUsed × effectiveGasPrice, in wei and in ETH. */
+  gasCostWei: string
+  gasCostEth: string
+  /** The revert decoded from an `eth_call` replay on the state before its block; absent when the replay did not revert. */
+  reason?: string
+}
+
+/** Reverted transactions of one kind on one chain, and the gas they burned. */
+export type RevertGroup = {
+  chainId: number
+  kind: string
+  count: number
+  /** How many of them the ledger has no row for. */
+  notInLedger: number
+  gasCostWei: string
+  gasCostEth: string
+}
+
+/** Every reverted transaction of the wallet, read from the chains' receipts (a violation each). */
+export type RevertAudit = Finding & {
+  /**
+   * Per chain: the blocks whose receipts were read, how many of the wallet's transactions they hold
+   * and those by kind (as for a reverted one; `not in ledger` for one the ledger lacks): shows that
+   * resets and approvals were really mined.
+   */
+  scanned: { chainId: number; blocks: number; walletTransactions: number; byKind: Record<string, number> }[]
+  /** By chain, then kind (most gas burned first within a chain). */
+  groups: RevertGroup[]
+  /** By chain, then block and nonce. */
+  transactions: RevertedTransaction[]
+}
+
 export type SoakAudit = {
   /** Executions by state (every state the ledger holds). */
   executions: Record<string, number>
@@ -33,6 +108,8 @@ export type SoakAudit = {
   ledgerVsChain: { positions: Finding; fills: Finding; transactions: Finding }
   /** Quote ids settled more than once on chain, or recorded more than once in the ledger. */
   duplicateFills: Finding
+  /** The wallet's reverted transactions on every chain, whether or not the ledger knows them. */
+  reverted: RevertAudit
   /** True when every invariant holds. */
   ok: boolean
 }
@@ -49,6 +126,8 @@ type TransactionRow = {
   hash: Hex
   status: string
   block_number: number | null
+  receipt_status: string | null
+  raw: Hex
 }
 
 const finding = (): Finding => ({ count: 0, details: [] })
@@ -86,6 +165,7 @@ export async function auditSoakLedger(parameters: {
     nonceGaps: finding(),
     ledgerVsChain: { positions: finding(), fills: finding(), transactions: finding() },
     duplicateFills: finding(),
+    reverted: { ...finding(), scanned: [], groups: [], transactions: [] },
     ok: false,
   }
   for (const execution of ledger.executions.listUnfinishedExecutions())
@@ -95,7 +175,8 @@ export async function auditSoakLedger(parameters: {
     )
   const rows = db
     .prepare<[], TransactionRow>(
-      'SELECT id, execution_id, chain_id, from_address, nonce, kind, hash, status, block_number FROM transactions ORDER BY id',
+      `SELECT id, execution_id, chain_id, from_address, nonce, kind, hash, status, block_number, receipt_status,
+         raw FROM transactions ORDER BY id`,
     )
     .all()
   for (const row of rows)
@@ -112,7 +193,9 @@ export async function auditSoakLedger(parameters: {
     await checkNoncesAndReceipts(audit, ledger, chain, wallet, ours)
     await checkPositions(audit, ledger, chain, wallet)
     await checkFills(audit, ledger, chain, wallet)
+    await checkReverts(audit, chain, wallet, ours)
   }
+  groupReverts(audit.reverted)
   audit.ok =
     audit.stuck.executions.count === 0 &&
     audit.stuck.transactions.count === 0 &&
@@ -120,7 +203,8 @@ export async function auditSoakLedger(parameters: {
     audit.ledgerVsChain.positions.count === 0 &&
     audit.ledgerVsChain.fills.count === 0 &&
     audit.ledgerVsChain.transactions.count === 0 &&
-    audit.duplicateFills.count === 0
+    audit.duplicateFills.count === 0 &&
+    audit.reverted.count === 0
   return audit
 }
 
@@ -176,6 +260,11 @@ async function checkNoncesAndReceipts(
       add(
         audit.ledgerVsChain.transactions,
         `${where}: mined at block ${row.block_number} in the ledger, at ${receipt.blockNumber} on chain`,
+      )
+    else if (row.status === 'mined' && receipt && row.receipt_status !== receipt.status)
+      add(
+        audit.ledgerVsChain.transactions,
+        `${where}: receipt ${row.receipt_status} in the ledger, ${receipt.status} on chain (block ${receipt.blockNumber})`,
       )
     else if (row.status !== 'mined' && receipt)
       add(
@@ -249,6 +338,163 @@ async function checkFills(audit: SoakAudit, ledger: Ledger, chain: AuditChain, w
     for (const [quoteId, times] of seen)
       if (times > 1) add(audit.duplicateFills, `${tag}: quote ${quoteId} filled ${times} times ${source}`)
   }
+}
+
+// What a reverted transaction's replay is decoded with: the executors', the tokens' and the
+// sandbox contracts' errors (the soak runs on the sandbox).
+const replayAbi = [
+  ...executeRevertsAbi,
+  ...assetTokenAbi,
+  ...stockTokenAbi,
+  ...shareTokenAbi,
+  ...platformRouterAbi,
+  ...rfqSettlementAbi,
+] as Abi
+
+/**
+ * Reads the receipt of every transaction mined on the chain (block by block, so that a transaction
+ * the ledger never recorded counts too), keeps the wallet's reverted ones, and tells each one's kind
+ * (the ledger's, `reset` for an approve of 0), the gas it burned and, from a replay, its revert.
+ */
+async function checkReverts(audit: SoakAudit, chain: AuditChain, wallet: Address, rows: TransactionRow[]) {
+  const head = await chain.publicClient.getBlockNumber({ cacheTime: 0 })
+  const blockNumbers = Array.from({ length: Number(head) + 1 }, (_, index) => BigInt(index))
+  const ours = (
+    await mapLimited(blockNumbers, 8, (blockNumber) => chain.publicClient.getBlockReceipts({ blockNumber }))
+  )
+    .flat()
+    .filter((receipt) => receipt.from.toLowerCase() === wallet.toLowerCase())
+  const byHash = new Map(rows.map((row) => [row.hash.toLowerCase(), row]))
+  const byKind: Record<string, number> = {}
+  for (const receipt of ours) {
+    const row = byHash.get(receipt.transactionHash.toLowerCase())
+    const kind = row ? ledgerKindOf(row) : 'not in ledger'
+    byKind[kind] = (byKind[kind] ?? 0) + 1
+  }
+  audit.reverted.scanned.push({
+    chainId: chain.chainId,
+    blocks: blockNumbers.length,
+    walletTransactions: ours.length,
+    byKind,
+  })
+  const reverted = ours.filter((receipt) => receipt.status === 'reverted')
+  const found = await mapLimited(reverted, 4, (receipt) =>
+    describeRevert(chain, receipt, byHash.get(receipt.transactionHash.toLowerCase())),
+  )
+  for (const tx of found) {
+    audit.reverted.transactions.push(tx)
+    add(
+      audit.reverted,
+      `chain ${tx.chainId} block ${tx.blockNumber} nonce ${tx.nonce} ${tx.kind} ${tx.hash} (execution ${tx.executionId ?? '-'}${tx.inLedger ? '' : ', not in the ledger'}): burned ${tx.gasCostEth} ETH${tx.reason ? `; ${tx.reason}` : ''}`,
+    )
+  }
+}
+
+/** The amount of an ERC-20 `approve` call, or undefined for any other calldata. */
+function approvedAmountOf(data: Hex): bigint | undefined {
+  try {
+    const call = decodeFunctionData({ abi: erc20Abi, data })
+    return call.functionName === 'approve' ? call.args[1] : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A ledger row's kind, `reset` for an approve of 0 (read from the signed transaction it stores). */
+function ledgerKindOf(row: TransactionRow): string {
+  if (row.kind !== 'approve') return row.kind
+  try {
+    return approvedAmountOf(parseTransaction(row.raw).data ?? '0x') === 0n ? 'reset' : 'approve'
+  } catch {
+    return row.kind
+  }
+}
+
+async function describeRevert(
+  chain: AuditChain,
+  receipt: TransactionReceipt,
+  row: TransactionRow | undefined,
+): Promise<RevertedTransaction> {
+  const tx = await chain.publicClient.getTransaction({ hash: receipt.transactionHash })
+  const approvedAmount = approvedAmountOf(tx.input)
+  const kindFromCalldata = () => {
+    if (approvedAmount !== undefined) return 'approve'
+    if (tx.to && tx.to.toLowerCase() === chain.executorAddress.toLowerCase()) return 'execute'
+    return 'unknown'
+  }
+  const baseKind = row?.kind ?? kindFromCalldata()
+  const kind = baseKind === 'approve' && approvedAmount === 0n ? 'reset' : baseKind
+  const cost = receipt.gasUsed * receipt.effectiveGasPrice
+  const reason = await replayRevert(chain, tx, receipt.blockNumber)
+  return {
+    chainId: chain.chainId,
+    blockNumber: Number(receipt.blockNumber),
+    nonce: tx.nonce,
+    kind,
+    hash: receipt.transactionHash,
+    executionId: row?.execution_id ?? null,
+    inLedger: row !== undefined,
+    ledgerStatus: row?.status ?? null,
+    ledgerReceiptStatus: row?.receipt_status ?? null,
+    gasUsed: receipt.gasUsed.toString(),
+    effectiveGasPrice: receipt.effectiveGasPrice.toString(),
+    gasCostWei: cost.toString(),
+    gasCostEth: formatEther(cost),
+    ...(reason ? { reason } : {}),
+  }
+}
+
+/**
+ * Replays the transaction with `eth_call` on the state before its block (an earlier transaction of
+ * the same block is not replayed with it): the revert decoded, or undefined when the replay does
+ * not revert or cannot be made.
+ */
+async function replayRevert(
+  chain: AuditChain,
+  tx: { from: Address; to: Address | null; input: Hex; value: bigint; gas: bigint },
+  blockNumber: bigint,
+): Promise<string | undefined> {
+  if (tx.to === null || blockNumber === 0n) return undefined
+  try {
+    await chain.publicClient.call({
+      account: tx.from,
+      to: tx.to,
+      data: tx.input,
+      value: tx.value,
+      gas: tx.gas,
+      blockNumber: blockNumber - 1n,
+    })
+    return undefined
+  } catch (error) {
+    if (!(error instanceof BaseError)) return undefined
+    const revert = decodeRevert(getContractError(error, { abi: replayAbi, args: [], functionName: 'replay' }))
+    return revert?.message
+  }
+}
+
+/** Groups the reverted transactions by chain and kind, with the gas each group burned. */
+function groupReverts(reverted: RevertAudit) {
+  reverted.transactions.sort(
+    (a, b) => a.chainId - b.chainId || a.blockNumber - b.blockNumber || a.nonce - b.nonce,
+  )
+  const groups = new Map<
+    string,
+    { chainId: number; kind: string; count: number; notInLedger: number; wei: bigint }
+  >()
+  for (const tx of reverted.transactions) {
+    const key = `${tx.chainId}:${tx.kind}`
+    const group = groups.get(key) ?? { chainId: tx.chainId, kind: tx.kind, count: 0, notInLedger: 0, wei: 0n }
+    group.count += 1
+    if (!tx.inLedger) group.notInLedger += 1
+    group.wei += BigInt(tx.gasCostWei)
+    groups.set(key, group)
+  }
+  reverted.groups = [...groups.values()]
+    .sort(
+      (a, b) =>
+        a.chainId - b.chainId || (b.wei > a.wei ? 1 : b.wei < a.wei ? -1 : a.kind.localeCompare(b.kind)),
+    )
+    .map(({ wei, ...group }) => ({ ...group, gasCostWei: wei.toString(), gasCostEth: formatEther(wei) }))
 }
 
 async function mapLimited<T, R>(

@@ -3,7 +3,9 @@
 // the wallet's pending transactions, reorganise the last 1-2 blocks (re-mining the wallet's
 // transactions, or not: then they are gone from the chain and the mempool); and, for the whole run,
 // SIGKILL the daemon and restart it. Chain control goes to the nodes directly, never through the
-// proxies. Every call is time-bounded; a failed action is counted and logged, never fatal.
+// proxies. Every call is time-bounded; a failed action is counted and logged, never fatal. A chain
+// on interval mining for the whole run (`steadyIntervalMining`) gets no windows: its pending wallet
+// transactions are dropped at any tick, at about the average rate the windows give elsewhere.
 import type { Address, Hex } from 'viem'
 import type { RpcFaultProxy, RpcFaults } from '../../src/sandbox/rpcFaultProxy.js'
 import { type Random, rpc } from './rpc.js'
@@ -58,6 +60,13 @@ const profiles: { name: string; faults: RpcFaults; seconds: [number, number] }[]
 ]
 
 /**
+ * A drop's chance per tick on a chain on interval mining all along: a window opens at 5% of the
+ * ticks outside one and lasts 8-20 s (14 on average), so about 40% of the ticks fall in one, and a
+ * tick in a window drops at 20%: 8% of all ticks.
+ */
+const steadyDropChance = 0.08
+
+/**
  * @example
  * const chaos = createChaos({ chains, wallet, random: createRandom(seed), daemon, log })
  * while (Date.now() < end) { await chaos.tick(); await sleep(1000) }
@@ -71,8 +80,11 @@ export function createChaos(parameters: {
   log: (line: string) => void
   /** No daemon kill within this long of its start (default 20 s): let recovery run. */
   minDaemonUptimeMs?: number
+  /** Chains the soak keeps on interval mining all along (chain id → block time, s): never switched to automine before `calm`. */
+  steadyIntervalMining?: ReadonlyMap<number, number>
 }): Chaos {
   const { chains, wallet, random, daemon, log } = parameters
+  const steady = parameters.steadyIntervalMining ?? new Map<number, number>()
   const minUptime = parameters.minDaemonUptimeMs ?? 20_000
   const counts: ChaosCounts = {
     proxyWindows: 0,
@@ -114,7 +126,10 @@ export function createChaos(parameters: {
       counts.proxyWindows += 1
       log(`${tag}: proxy faults "${profile.name}" for ${seconds} s: ${JSON.stringify(profile.faults)}`)
     }
-    if (state.miningUntil !== undefined && now >= state.miningUntil) {
+    if (steady.has(chain.chainId)) {
+      if (random.chance(steadyDropChance))
+        await attempt(`${tag}: drop pending`, () => dropPending(chain, random.chance(0.5)))
+    } else if (state.miningUntil !== undefined && now >= state.miningUntil) {
       state.miningUntil = undefined
       await attempt(`${tag}: automine on`, () => automineOn(chain))
       log(`${tag}: interval mining off, automine on`)

@@ -32,7 +32,10 @@ export type SoakStrategy = NonNullable<ConfigFileInput['strategies']>[number] & 
 /**
  * Strategies that trade every few seconds on both chains: buys paid in the asset (each needs an
  * exact approval first) and sells of what the buys brought (each needs an approval of the stock).
- * `alpha` is the chain with a router and a 6-decimal asset, `beta` the one without, with 18.
+ * `alpha` is the chain with a router and a 6-decimal asset, `beta` the one without, with 18. A buy
+ * pays with its chain's default asset (the only one the service quotes in, see
+ * {@link paymentAssetOf}): on `beta` that is USDT, reset-first (an allowance must go to 0 before it
+ * changes), so the AAPLs and MSFT buys there exercise the reset before an approval.
  */
 export function soakStrategies(alpha: number, beta: number): SoakStrategy[] {
   const schedule = (
@@ -67,6 +70,19 @@ export function soakStrategies(alpha: number, beta: number): SoakStrategy[] {
 }
 
 /**
+ * The asset a chain's buys pay with: its default asset (router quotes are in it and nothing else).
+ *
+ * @example
+ * paymentAssetOf(beta) // { symbol: 'USDT', decimals: 18, zeroAllowanceFirst: true, … }
+ */
+export function paymentAssetOf(chain: SandboxChainInfo): SandboxChainInfo['assets'][number] {
+  const asset = chain.assets.find((candidate) => candidate.symbol === chain.defaultAsset)
+  if (!asset)
+    throw new Error(`chain ${chain.chainId}: default asset ${chain.defaultAsset} not among its assets`)
+  return asset
+}
+
+/**
  * A new wallet: 100 ETH (anvil_setBalance) and 1,000,000 of the default asset (minted by the
  * chain's deployer) on every chain, mined before this returns. Direct RPC, never the proxies.
  *
@@ -81,9 +97,7 @@ export async function fundFreshWallet(
   for (const chain of chains) {
     const viemChain = sandboxChain(chain.chainId, chain.name, chain.rpcUrl)
     const transport = http(chain.rpcUrl, { timeout: 10_000 })
-    const asset = chain.assets.find((candidate) => candidate.symbol === chain.defaultAsset)
-    if (!asset)
-      throw new Error(`chain ${chain.chainId}: default asset ${chain.defaultAsset} not among its assets`)
+    const asset = paymentAssetOf(chain)
     await rpc(chain.rpcUrl, 'anvil_setBalance', [address, `0x${parseEther('100').toString(16)}`])
     const deployer = createWalletClient({
       account: privateKeyToAccount(chain.roles.deployer.privateKey),
