@@ -4,7 +4,7 @@ import { engineChainConfigsOf, engineSettingsOf } from '../daemon/engineConfig.j
 import { ledgerPathOf } from '../daemon/ledgerPath.js'
 import { walletsOf } from '../daemon/wallets.js'
 import { createEngine, type Engine, type EngineHooks } from '../engine/index.js'
-import { type Ledger, openLedger } from '../store/index.js'
+import { type Ledger, migrationProgressPrinter, openLedger } from '../store/index.js'
 
 /** An engine built from a configuration, with the ledger it owns. */
 export type ConfiguredEngine = {
@@ -37,7 +37,10 @@ export async function openConfiguredEngine(
   const dryRun = options.dryRun ?? config.execution.dryRun
   // Every configured wallet, not only the main one: the ledger may hold what an extra wallet left.
   const wallets = walletsOf(config)
-  const ledger = openLedger({ path: ledgerPathOf(config, { dryRun }) })
+  const ledger = openLedger({
+    path: ledgerPathOf(config, { dryRun }),
+    onMigrationProgress: migrationProgressPrinter((line) => process.stderr.write(`${line}\n`)),
+  })
   let engine: Engine
   try {
     engine = await createEngine({

@@ -6,6 +6,7 @@ import { publicClientFor } from '../sandbox/chainClients.js'
 import { fundWallet } from '../sandbox/fundWallet.js'
 import { defaultKeySeed, sandboxKey } from '../sandbox/keys.js'
 import { type Sandbox, startSandbox } from '../sandbox/startSandbox.js'
+import { migrationProgressPrinter } from '../store/migrationProgress.js'
 import { openLedger } from '../store/openLedger.js'
 import type { DaemonConfig, StockrouteConfig } from './config.js'
 import { ledgerPathOf } from './ledgerPath.js'
@@ -76,7 +77,7 @@ export async function startEmbeddedSandbox(
         extraWalletKeys: {},
       },
     }
-    const archivedLedger = await archiveLedgerOfOtherChains(config.ledgerPath, sandbox)
+    const archivedLedger = await archiveLedgerOfOtherChains(config.ledgerPath, sandbox, progress)
     if (archivedLedger) progress(`  the previous sandbox run's ledger was moved to ${archivedLedger}`)
     return { sandbox, config, archivedLedger }
   } catch (error) {
@@ -102,7 +103,11 @@ export function unfinishedLeftByEmbeddedRun(count: number, ledgerPath: string): 
 /** The chains a ledger was written for, by their genesis block hashes, kept beside it. */
 type SandboxRunMarker = { chains: { chainId: number; genesisHash: string }[] }
 
-async function archiveLedgerOfOtherChains(ledgerPath: string, sandbox: Sandbox): Promise<string | null> {
+async function archiveLedgerOfOtherChains(
+  ledgerPath: string,
+  sandbox: Sandbox,
+  progress: (line: string) => void,
+): Promise<string | null> {
   const markerPath = `${ledgerPath}.sandbox.json`
   const current: SandboxRunMarker = {
     chains: await Promise.all(
@@ -118,7 +123,7 @@ async function archiveLedgerOfOtherChains(ledgerPath: string, sandbox: Sandbox):
     const previous = existsSync(markerPath) ? readFileSync(markerPath, 'utf8') : ''
     if (previous !== JSON.stringify(current)) {
       // A live daemon's ledger is never moved from under it: claiming it refuses with its owner.
-      openLedger({ path: ledgerPath }).close()
+      openLedger({ path: ledgerPath, onMigrationProgress: migrationProgressPrinter(progress) }).close()
       const folder = join(ledgerPath, '..', 'archive')
       mkdirSync(folder, { recursive: true })
       archived = join(folder, `stockroute-${new Date().toISOString().replaceAll(':', '-')}.sqlite`)

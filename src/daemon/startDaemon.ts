@@ -4,6 +4,7 @@ import { plural } from '../domain/plural.js'
 import type { EngineHookFunctions } from '../engine/context.js'
 import { createEngine, type Engine } from '../engine/createEngine.js'
 import type { Sandbox } from '../sandbox/startSandbox.js'
+import { migrationProgressPrinter } from '../store/migrationProgress.js'
 import { type Ledger, openLedger } from '../store/openLedger.js'
 import { createStrategy } from '../strategy/index.js'
 import { type ActivityPrinter, createActivityPrinter, transactionEventLine } from './activity.js'
@@ -112,7 +113,12 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
     const wallets = walletsOf(config)
     const account = wallets.main
     const ledgerPath = ledgerPathOf(config)
-    const ledger = openLedger({ path: ledgerPath, onWalCheckpointerError: (e) => logger.warn(e.message) })
+    // A ledger of an older stockroute is migrated here; a long backfill prints its progress.
+    const ledger = openLedger({
+      path: ledgerPath,
+      onWalCheckpointerError: (e) => logger.warn(e.message),
+      onMigrationProgress: migrationProgressPrinter(progress),
+    })
     resources.ledger = ledger
     const service = createServiceClient({
       baseUrl: config.service.baseUrl,

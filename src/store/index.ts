@@ -11,6 +11,12 @@ export * from './fills.js'
 export * from './income.js'
 export * from './ledgerOwner.js'
 export type { ExecutionFilter } from './listExecutions.js'
+export {
+  type BackfillProgress,
+  formatMigrationProgress,
+  type MigrationProgress,
+  migrationProgressPrinter,
+} from './migrationProgress.js'
 export { latestSchemaVersion, type Migration, migrations } from './migrations.js'
 export * from './nonces.js'
 export * from './notificationOutbox.js'

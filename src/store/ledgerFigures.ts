@@ -6,6 +6,7 @@ import {
   type LedgerDayRow,
   ledgerDaysWriter,
 } from './ledgerDays.js'
+import { type BackfillProgress, countRows } from './migrationProgress.js'
 import { applyPositionEntry, type PositionEntry, type PositionState } from './positionAccounting.js'
 import {
   type AdjustmentRow,
@@ -34,12 +35,15 @@ type FillFigureRow = FillEntryRow & {
  * Replays every live fill, adjustment and rename in `seq` order through `applyPositionEntry`,
  * stores what each realized where it differs from the stored value, and rewrites `ledger_days`.
  * Returns the positions the fold ends with, by `${chainId}:${tokenAddress}`. Call inside a write
- * transaction.
+ * transaction. Counts the live fills it folds through `progress` when given one (migration 7).
  *
  * @example
  * const positions = db.transaction(() => rebuildLedgerFigures(db)).immediate()
  */
-export function rebuildLedgerFigures(db: Database.Database): Map<string, PositionState> {
+export function rebuildLedgerFigures(
+  db: Database.Database,
+  progress?: BackfillProgress | undefined,
+): Map<string, PositionState> {
   // Adjustments and renames are few: load them, then merge them into the stream of fills by seq.
   const others: { seq: number; row: AdjustmentRow | RenameRow; rename: boolean }[] = [
     ...db
@@ -53,6 +57,15 @@ export function rebuildLedgerFigures(db: Database.Database): Map<string, Positio
       .all()
       .map((row) => ({ seq: row.seq, row, rename: true })),
   ].sort((a, b) => a.seq - b.seq)
+  const counted = progress
+    ? countRows(
+        progress,
+        'backfilling realized PnL and daily figures',
+        'fills',
+        db.prepare<[], { n: number }>('SELECT count(*) AS n FROM fills WHERE reversed_at_ms IS NULL').get()
+          ?.n ?? 0,
+      )
+    : undefined
   const fills = db
     .prepare<[], FillFigureRow>(
       `SELECT f.id, f.seq, f.chain_id, f.stock_token, f.asset_token, f.asset_decimals, f.token_kind, f.ticker,
@@ -99,6 +112,7 @@ export function rebuildLedgerFigures(db: Database.Database): Map<string, Positio
       marketSlippageCbps: row.slippage_vs_market_cbps,
     }).toString()
     if (realized !== row.realized_pnl) fillUpdates.push([realized, row.id])
+    counted?.add()
   }
   applyOthersBefore(Number.POSITIVE_INFINITY)
   const setFill = db.prepare<[string, number]>('UPDATE fills SET realized_pnl = ? WHERE id = ?')
@@ -108,5 +122,6 @@ export function rebuildLedgerFigures(db: Database.Database): Map<string, Positio
   )
   for (const update of adjustmentUpdates) setAdjustment.run(...update)
   ledgerDaysWriter(db).replaceAll(rows.values())
+  counted?.end()
   return positions
 }

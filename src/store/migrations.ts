@@ -4,6 +4,7 @@ import { executionMarketPrice } from './migration5.js'
 import { reportIndices } from './migration6.js'
 import { reportFigures } from './migration7.js'
 import { oneCreatedIndex } from './migration8.js'
+import type { BackfillProgress } from './migrationProgress.js'
 
 /**
  * One schema change of the ledger. Migrations are numbered from 1 without gaps, each applied in its
@@ -15,10 +16,17 @@ export type Migration = {
   readonly name: string
   readonly sql: string
   /**
-   * Fills what SQL alone cannot compute (a replay of the ledger's folds), after `sql` and inside
-   * the same transaction: a crash leaves the file at the version before.
+   * The same SQL as `sql`, one statement each (no `;`): when present, run one at a time and counted
+   * through the progress callback as `schema changes`, for a migration whose statements each scan
+   * a large table.
    */
-  readonly backfill?: ((db: Database.Database) => void) | undefined
+  readonly statements?: readonly string[] | undefined
+  /**
+   * Fills what SQL alone cannot compute (a replay of the ledger's folds), after `sql` and inside
+   * the same transaction: a crash leaves the file at the version before. Counts its rows through
+   * `progress` when given one (see migrationProgress.ts).
+   */
+  readonly backfill?: ((db: Database.Database, progress?: BackfillProgress) => void) | undefined
 }
 
 // CHECK fragments. Amounts are decimal TEXT (uint256 does not fit in INTEGER): canonical digits,

@@ -20,6 +20,7 @@ import {
   ledgerOwnerHeartbeatMs,
   takeLedgerOwnership,
 } from './ledgerOwner.js'
+import type { MigrationProgress } from './migrationProgress.js'
 import { migrations as ledgerMigrations, type Migration } from './migrations.js'
 import { createNoncesRepository, type NoncesRepository } from './nonces.js'
 import {
@@ -71,6 +72,14 @@ export type OpenLedgerParameters = {
   walCheckpoints?: 'background' | 'inline' | undefined
   /** Called once if the background checkpointer fails (the connection then checkpoints inline again: nothing is lost). */
   onWalCheckpointerError?: ((error: Error) => void) | undefined
+  /**
+   * Called while a migration runs on a ledger written by an older stockroute (migration 7: about a
+   * minute per million fills, first its schema changes one statement at a time, then its backfill
+   * steps), synchronously from inside the open: for each step `0` of its total first, then every 1%
+   * (at least every 10,000 rows), then the total. Counts only grow within a step; an error it throws
+   * is ignored. Absent: the open is silent. `migrationProgressPrinter` prints a line a second.
+   */
+  onMigrationProgress?: ((progress: MigrationProgress) => void) | undefined
   /** @internal Tests only: the migrations to apply instead of the ledger's. */
   migrations?: readonly Migration[] | undefined
 }
@@ -223,7 +232,7 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
     db.pragma('foreign_keys = ON')
     const schemaVersion = readonly
       ? checkReadonlyVersion(db, path, migrations)
-      : migrate(db, path, migrations, now)
+      : migrate(db, path, migrations, now, parameters.onMigrationProgress)
 
     const ownership =
       readonly || parameters.owner === false

@@ -2,6 +2,7 @@
 // it has applied against the ones this build knows, and applying the missing ones.
 import type Database from 'better-sqlite3'
 import { LedgerError, ledgerApplicationId } from './ledgerError.js'
+import { type BackfillProgress, countRows, type MigrationProgress } from './migrationProgress.js'
 import type { Migration } from './migrations.js'
 
 /** Refuses a SQLite file of another program (an empty file is a new ledger). */
@@ -70,12 +71,16 @@ export function checkReadonlyVersion(
   return version
 }
 
-/** Applies the missing migrations, each in its own write transaction; returns the file's version. */
+/**
+ * Applies the missing migrations, each in its own write transaction; returns the file's version.
+ * A backfill's counts go to `onProgress` (an error it throws is ignored: it cannot fail the migration).
+ */
 export function migrate(
   db: Database.Database,
   path: string,
   migrations: readonly Migration[],
   now: () => number,
+  onProgress?: ((progress: MigrationProgress) => void) | undefined,
 ): number {
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1)
@@ -91,8 +96,22 @@ export function migrate(
       db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
         version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at_ms INTEGER NOT NULL) STRICT`)
       db.pragma(`application_id = ${ledgerApplicationId}`)
-      db.exec(migration.sql)
-      migration.backfill?.(db)
+      const progress: BackfillProgress | undefined = onProgress
+        ? (step) => {
+            try {
+              onProgress({ version: migration.version, name: migration.name, ...step })
+            } catch {}
+          }
+        : undefined
+      if (migration.statements) {
+        const done = countRows(progress, 'schema changes', 'statements', migration.statements.length)
+        for (const statement of migration.statements) {
+          db.exec(statement)
+          done.add()
+        }
+        done.end()
+      } else db.exec(migration.sql)
+      migration.backfill?.(db, progress)
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)').run(
         migration.version,
         migration.name,

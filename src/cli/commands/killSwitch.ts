@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander'
 import { killSwitchViewSchema } from '../../daemon/swapApi/index.js'
-import { type KillSwitchState, openLedger } from '../../store/index.js'
+import { type KillSwitchState, migrationProgressPrinter, openLedger } from '../../store/index.js'
 import type { DaemonClient } from '../daemon/createDaemonClient.js'
 import { announcePath, findDaemon } from '../daemon/findDaemon.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
@@ -101,7 +101,11 @@ function switchInLedger(
   // No claim on the ledger (owner: false): the kill switch is one atomic single-row write, safe beside
   // a running owner (a daemon without a control API, or one starting), and an operator must always
   // be able to halt.
-  const ledger = openLedger({ path: ledgerPath, owner: false })
+  const ledger = openLedger({
+    path: ledgerPath,
+    owner: false,
+    onMigrationProgress: migrationProgressPrinter((line) => process.stderr.write(`${line}\n`)),
+  })
   try {
     const wasHalted = ledger.risk.isHalted()
     const state = change(ledger)
