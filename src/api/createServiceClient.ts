@@ -1,9 +1,8 @@
-import type { Address, LocalAccount } from 'viem'
-import type { z } from 'zod'
+import type { Address } from 'viem'
 import { connectMaker } from './actions/connectMaker.js'
-import { type ApiKeySigner, hmacApiKeySigner } from './auth/apiKeySigner.js'
-import { type ClockSkew, createClockSkew } from './auth/clockSkew.js'
-import { createWalletSession, type WalletSession } from './auth/walletSession.js'
+import { hmacApiKeySigner } from './auth/apiKeySigner.js'
+import { createClockSkew } from './auth/clockSkew.js'
+import { createWalletSession } from './auth/walletSession.js'
 import { permanentConnectionFailureOf, ServiceUnreachableError } from './connectionFailure.js'
 import {
   LoginError,
@@ -19,59 +18,17 @@ import {
   ServiceTransportError,
   ServiceUnavailableError,
 } from './errors.js'
-import { type RequestLimiter, sharedLimiterFor, sleep } from './limiter.js'
+import { sharedLimiterFor, sleep } from './limiter.js'
+import type { CallOptions, ServiceClient, ServiceClientConfig, ServiceRequest } from './serviceClient.js'
 
-export type ServiceAuth = 'public' | 'institution' | 'maker'
-
-export type QueryValue = string | number | boolean | bigint | undefined
-
-/** One call to the service, as each endpoint's action describes it. */
-export type ServiceRequest<Data> = {
-  method: 'GET' | 'POST'
-  path: string
-  query?: Record<string, QueryValue>
-  body?: unknown
-  auth: ServiceAuth
-  /** Schema of `data` (wrapped replies) or of the whole body (`unwrapped`). */
-  schema: z.ZodType<Data>
-  /** The chain token list is the one reply without the `{code, data}` wrapper. */
-  unwrapped?: boolean
-}
-
-/** Per-call options every action takes. */
-export type CallOptions = {
-  signal?: AbortSignal
-  /** Total time for the call, retries included (ms). Default: the client's. */
-  budgetMs?: number
-}
-
-export type ServiceClientConfig = {
-  /** e.g. http://127.0.0.1:43121 (the sandbox) or the service's base URL. */
-  baseUrl: string
-  /** API key credentials (institution and maker endpoints); or a custom `signer`. */
-  credentials?: { apiKey: string; apiSecret: string } | { signer: ApiKeySigner }
-  /** X-Maker-Addr for maker endpoints with API-key auth. */
-  makerAddress?: Address
-  /** Wallet login: maker endpoints then use `Authorization: Bearer <JWT>`. */
-  wallet?: { account: LocalAccount; chainId: number }
-  /** Client-side rate for the API key (default 50/s, under the sandbox's 100/s). */
-  requestsPerSecond?: number
-  /** Give a limiter of your own; by default one per API key is shared in the process. */
-  limiter?: RequestLimiter
-  /** Default total time per call, retries included. Default 10 s. */
-  budgetMs?: number
-  /** First retry delay cap (ms) for full-jitter backoff. Default 100. */
-  retryBaseDelayMs?: number
-  fetch?: typeof fetch
-  now?: () => number
-}
-
-export type ServiceClient = {
-  baseUrl: string
-  clock: ClockSkew
-  session: WalletSession | undefined
-  request: <Data>(request: ServiceRequest<Data>, options?: CallOptions) => Promise<Data>
-}
+export type {
+  CallOptions,
+  QueryValue,
+  ServiceAuth,
+  ServiceClient,
+  ServiceClientConfig,
+  ServiceRequest,
+} from './serviceClient.js'
 
 /**
  * The transport every endpoint action uses: signs (API key) or authenticates (JWT), spaces calls

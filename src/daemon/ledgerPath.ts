@@ -1,6 +1,6 @@
 // Where a configuration's ledger lives: the live one and the dry runs' one, side by side.
 import { join } from 'node:path'
-import type { ExecutionConfig } from './config.js'
+import type { ExecutionConfig } from './configFile.js'
 
 /** The live ledger's file name in the data directory. */
 export const ledgerFileName = 'stockroute.sqlite'

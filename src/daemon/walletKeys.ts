@@ -1,7 +1,8 @@
 // The extra wallets' keys of a configuration, checked before any is used: the error names the
 // variables and the wallet's address, never a key.
 import { privateKeyToAccount } from 'viem/accounts'
-import { ConfigError, type ConfigFile, type StockrouteConfigFile } from './config.js'
+import { ConfigError } from './configError.js'
+import type { ConfigFile, StockrouteConfigFile } from './configFile.js'
 
 export const isPrivateKeyText = (text: string): text is `0x${string}` => /^0x[0-9a-fA-F]{64}$/.test(text)
 

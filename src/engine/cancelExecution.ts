@@ -2,6 +2,7 @@ import { type ExecutionRecord, terminalExecutionStates } from '../store/executio
 import type { EngineContext } from './context.js'
 import { EngineError, ExecutionStop } from './errors.js'
 import { stopExecution } from './stopExecution.js'
+import type { ExecutionControl } from './types.js'
 
 /** The answer to a cancel: done, or refused with why. */
 export type CancelOutcome =
@@ -13,17 +14,6 @@ export type CancelOutcome =
       reason: string
       execution: ExecutionRecord
     }
-
-/** A running execution's handle: its own abort, and whether it has reached its first signature. */
-type ExecutionControl = {
-  controller: AbortController
-  signing: boolean
-  ended: Promise<void>
-  end: () => void
-}
-
-/** The executions this engine is running, by id: one owner for "may it still be cancelled?". */
-export type ExecutionControls = Map<number, ExecutionControl>
 
 /** Why a cancelled execution's signal was aborted; its message becomes the execution's reason. */
 export class CancelRequest extends Error {

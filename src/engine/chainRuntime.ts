@@ -1,31 +1,22 @@
 import PQueue from 'p-queue'
-import {
-  type Address,
-  type Chain,
-  type Hex,
-  type HttpTransport,
-  isAddressEqual,
-  type LocalAccount,
-  type PublicClient,
-} from 'viem'
+import { type Address, isAddressEqual, type LocalAccount } from 'viem'
 import { getChains } from '../api/actions/getChains.js'
 import type { CallOptions, ServiceClient } from '../api/createServiceClient.js'
-import { type AllowanceLayouts, createAllowanceLayouts } from '../chain/allowanceSlot.js'
+import { createAllowanceLayouts } from '../chain/allowanceSlot.js'
 import { createChainClients } from '../chain/clients.js'
 import { readDecimals } from '../chain/erc20.js'
-import { createInclusionTimes, type InclusionTimes, minimumValidityMs } from '../chain/inclusionTime.js'
+import { createInclusionTimes, minimumValidityMs } from '../chain/inclusionTime.js'
 import { isTransportFailure } from '../chain/isTransportFailure.js'
 import { type ExecutorDomain, readExecutorDomain } from '../chain/readExecutorDomain.js'
-import { createResetFirstTokens, type ResetFirstTokens } from '../chain/resetFirstTokens.js'
+import { createResetFirstTokens } from '../chain/resetFirstTokens.js'
 import { StockrouteError } from '../domain/errors.js'
 import { assetDecimalsOf } from '../domain/units.js'
-import { type ChainBlocks, createChainBlocks } from '../transactions/chainBlocks.js'
+import { createChainBlocks } from '../transactions/chainBlocks.js'
 import type { TransactionManager } from '../transactions/types.js'
 import { defaultTransactionManagerSettings, type TransactionManagerSettings } from '../transactions/types.js'
-import type { ChainWallet } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { EngineError } from './errors.js'
-import type { GuardChain } from './guardQuote.js'
+import type { ChainRuntime, ChainWallet } from './types.js'
 
 /** One chain as configured: where to reach it and what is pinned for it. */
 export type EngineChainConfig = {
@@ -46,28 +37,6 @@ export type EngineChainConfig = {
   accounts?: readonly LocalAccount[] | undefined
   /** Most JSON-RPC calls in one batch request (calls made together share one). Default 20; 1 turns batching off. */
   rpcBatchSize?: number | undefined
-}
-
-/** A chain ready to trade on: its clients, its pins as verified, its asset, its wallets. */
-export type ChainRuntime = GuardChain & {
-  rpcUrl: string
-  asset: { address: Address; decimals: number; symbol: string }
-  publicClient: PublicClient<HttpTransport, Chain>
-  /** Resolves once the public client's calls made so far are sent: work awaited after it overlaps the node's answer. */
-  sendQueuedReads: () => Promise<void>
-  /** Rolling broadcast-to-receipt estimate, replaced after each receipt. */
-  inclusion: InclusionTimes
-  /** When each execute was broadcast (Unix ms), until its inclusion is observed. */
-  broadcastTimes: Map<Hex, number>
-  /** Each token's allowance storage layout, found once: simulations override the allowance with it. */
-  allowanceLayouts: AllowanceLayouts
-  /** Each token's answer to "does it refuse to change a non-zero allowance?", found once. */
-  resetFirstTokens: ResetFirstTokens
-  /** The chain's wallets (at least one), each with its own transaction manager and pipeline. */
-  wallets: readonly ChainWallet[]
-  /** The one block watcher of the chain, shared by its wallets' managers. */
-  blocks: ChainBlocks
-  transactionSettings: TransactionManagerSettings
 }
 
 /**

@@ -1,22 +1,6 @@
-import type PQueue from 'p-queue'
-import { type Chain, type HttpTransport, isAddressEqual, type LocalAccount, type WalletClient } from 'viem'
-import type { TransactionManager } from '../transactions/types.js'
-import type { ChainRuntime } from './chainRuntime.js'
+import { isAddressEqual } from 'viem'
 import { EngineError } from './errors.js'
-
-/** One wallet trading on one chain: its signer, its transaction manager and its pipeline. */
-export type ChainWallet = {
-  account: LocalAccount
-  /** Never retries: a failed send surfaces at once with the signed transaction still in hand. */
-  walletClient: WalletClient<HttpTransport, Chain, LocalAccount>
-  /** The only signer of this wallet on this chain. */
-  transactions: TransactionManager
-  /**
-   * Executions in stage one or two at once (quote, guard, simulation, then the wallet's critical
-   * section): `pipelineDepth` of them; the wait for a receipt is outside.
-   */
-  pipeline: PQueue
-}
+import type { ChainRuntime, ChainWallet } from './types.js'
 
 /**
  * The wallet a new execution of `chain` goes to: the one with the fewest executions in its

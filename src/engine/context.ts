@@ -4,12 +4,16 @@ import type { Price } from '../domain/units.js'
 import type { ExecutionEvent, ExecutionRecord } from '../store/executions.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionKind } from '../store/transactions.js'
-import type { ExecutionControls } from './cancelExecution.js'
-import type { QuoteAdmission } from './quoteAdmission.js'
-import type { InclusionWait, QuoteWindows } from './quoteWindows.js'
-import type { Instrument, InstrumentResolver } from './resolveInstrument.js'
 import type { EngineSettings } from './settings.js'
-import type { SettlementWaiters } from './settlement.js'
+import type {
+  ExecutionControls,
+  InclusionWait,
+  Instrument,
+  InstrumentResolver,
+  QuoteAdmission,
+  QuoteWindows,
+  SettlementWaiters,
+} from './types.js'
 
 /** A structured logger (pino's shape). The engine logs nothing unless given one. */
 export type EngineLogger = {

@@ -9,12 +9,7 @@ import type { TransactionRecord } from '../store/transactions.js'
 import { createTransactionManager } from '../transactions/createTransactionManager.js'
 import type { TransactionManagerEvent, TransactionManagerStatus } from '../transactions/types.js'
 import { type CancelOutcome, cancelExecution } from './cancelExecution.js'
-import {
-  type ChainRuntime,
-  createChainRuntimes,
-  type EngineChainConfig,
-  minimumValidity,
-} from './chainRuntime.js'
+import { createChainRuntimes, type EngineChainConfig, minimumValidity } from './chainRuntime.js'
 import { pickWallet } from './chainWallet.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext, EngineHooks, EngineLogger, MarketPriceSource } from './context.js'
@@ -29,10 +24,11 @@ import { createQuoteAdmission } from './quoteAdmission.js'
 import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js'
 import { createQuoteWindows } from './quoteWindows.js'
 import { type RecoveryReport, recordFillsSinceCheckpoint, recoverExecutions } from './recoverExecutions.js'
-import { createInstrumentResolver, type Instrument } from './resolveInstrument.js'
+import { createInstrumentResolver } from './resolveInstrument.js'
 import { runExecution } from './runExecution.js'
 import { defaultEngineSettings, type EngineSettings } from './settings.js'
 import { createSettlementHandler, createSettlementWaiters } from './settlement.js'
+import type { ChainRuntime, Instrument } from './types.js'
 
 export type CreateEngineParameters = {
   /** The ledger (dry runs: a file of their own). */

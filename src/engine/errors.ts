@@ -1,5 +1,5 @@
 import { StockrouteError } from '../domain/errors.js'
-import type { PendingQuote } from './pendingQuote.js'
+import type { PendingQuote } from './types.js'
 
 /** Stable codes of {@link EngineError}. */
 export type EngineErrorCode =

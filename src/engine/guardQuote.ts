@@ -1,8 +1,7 @@
 import { type Address, isAddressEqual } from 'viem'
 import type { GetRouterQuoteReturnType } from '../api/actions/getRouterQuote.js'
 import { toSignedQuoteStruct } from '../api/quoteStruct.js'
-import type { ExecutorDomain } from '../chain/readExecutorDomain.js'
-import { type KnownExecutor, type RouterQuoteRule, verifyRouterQuote } from '../chain/verifyRouterQuote.js'
+import { type RouterQuoteRule, verifyRouterQuote } from '../chain/verifyRouterQuote.js'
 import { DomainRuleError } from '../domain/domainRuleError.js'
 import { marketCurrencies } from '../domain/marketRules.js'
 import { assertOrderQuantity } from '../domain/quantityRules.js'
@@ -11,8 +10,8 @@ import { formatPrice } from '../domain/unitStrings.js'
 import { type AssetAmount, type Price, toShareQuantity, toStockQuantity } from '../domain/units.js'
 import { approvalTooLargeMessage, limitPriceMessage, priceDeviationMessage } from './guardMessages.js'
 import type { CheckedIntent } from './intent.js'
-import type { Instrument } from './resolveInstrument.js'
 import type { EngineSettings } from './settings.js'
+import type { GuardChain, Instrument } from './types.js'
 
 /** The rule a quote broke. The first four are the cryptographic and time rules of verifyRouterQuote. */
 export type GuardRule =
@@ -50,18 +49,6 @@ export type GuardVerdict =
       message: string
       details: Readonly<Record<string, string | number>>
     }
-
-/** The chain as the guard sees it: what the configuration pins and what the chain reports. */
-export type GuardChain = {
-  chainId: number
-  executorAddress: Address
-  operatorAddress: Address
-  executorDomain: ExecutorDomain
-  /** Other executors (the other chains'), to name a quote signed for one of them. */
-  knownExecutors: readonly KnownExecutor[]
-  /** The symbol names amounts in messages ('asset' when not given). */
-  asset: { address: Address; decimals: number; symbol?: string | undefined }
-}
 
 export type GuardQuoteParameters = {
   intent: CheckedIntent

@@ -11,7 +11,7 @@ import {
 } from '../domain/unitStrings.js'
 import type { AssetAmount, Price } from '../domain/units.js'
 import { EngineError } from './errors.js'
-import type { Instrument } from './resolveInstrument.js'
+import type { Instrument } from './types.js'
 
 /**
  * One trade to make, as a strategy, the CLI or the swap API asks for it. `intentId` makes it

@@ -3,7 +3,7 @@ import type { ServiceClient } from '../api/createServiceClient.js'
 import type { Price } from '../domain/units.js'
 import type { MarketPriceSource } from './context.js'
 import { EngineError } from './errors.js'
-import type { Instrument } from './resolveInstrument.js'
+import type { Instrument } from './types.js'
 
 /**
  * Market prices from the service's market quote: the `close` (last) price of the instrument's stock,

@@ -1,34 +1,8 @@
-import type { ExecutionPatch, ExecutionRecord } from '../store/executions.js'
-import type { Notional } from '../store/risk.js'
+import type { ExecutionRecord } from '../store/executions.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
-
-/**
- * A router quote that arrived, not yet written: its moves to `quoting` and `quoted` are stored with
- * the execution's next commit (the critical section's move to `submitted`, or its stop), each at
- * the time it happened. A commit costs an fsync on the one JS thread, and the quote holds nothing
- * recovery needs: an execution found in `intent` after a kill is quoted again, as one found in
- * `quoting` or `quoted` always was.
- */
-export type PendingQuote = {
-  /** The execution as last committed (`intent`, or where a restart left it), before any pending quote. */
-  from: ExecutionRecord
-  /** The quote this one replaced (dropped for time), also not yet written: its moves go first. */
-  earlier: PendingQuote | undefined
-  /** Why the quote was asked for (the `quoting` move's reason). */
-  why: string
-  requestedAtMs: number
-  /** The `quoted` move's reason. */
-  reason: string
-  receivedAtMs: number
-  /** The quote, its notional and the market price it was compared with. */
-  patch: ExecutionPatch
-  /** The notional the risk limits count, in the ledger's notional units. */
-  notional: Notional
-  chainId: number
-  assetSymbol: string
-}
+import type { PendingQuote } from './types.js'
 
 /** How many moves writing `pending` makes (two per quote, dropped ones included). */
 export function pendingMoves(pending: PendingQuote | undefined): number {

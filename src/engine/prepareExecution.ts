@@ -9,19 +9,17 @@ import { type SimulateExecuteReturnType, simulateExecute } from '../chain/simula
 import type { ExecutionRecord } from '../store/executions.js'
 import { toNotional } from '../store/risk.js'
 import { failpoint } from '../transactions/index.js'
-import { type ChainRuntime, minimumValidity } from './chainRuntime.js'
-import type { ChainWallet } from './chainWallet.js'
+import { minimumValidity } from './chainRuntime.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
 import { givenAmountText } from './givenAmount.js'
 import { guardQuote } from './guardQuote.js'
 import type { CheckedIntent } from './intent.js'
-import { type PendingQuote, riskProblemOf } from './pendingQuote.js'
+import { riskProblemOf } from './pendingQuote.js'
 import { type AllowanceReading, approvalTarget, readAllowanceState } from './planApprovals.js'
 import { routerQuoteParametersOf } from './quoteRequest.js'
-import type { QuoteWindow } from './quoteWindows.js'
-import type { Instrument } from './resolveInstrument.js'
 import { storedQuoteOf } from './storedQuote.js'
+import type { ChainRuntime, ChainWallet, Instrument, PendingQuote, QuoteWindow } from './types.js'
 
 /** An execution ready for the wallet's critical section: its quote guarded, its execute simulated. */
 export type PreparedExecution = {

@@ -1,26 +1,5 @@
 import { performance } from 'node:perf_hooks'
-
-/** A place among the executions let in; leaving twice is leaving once. */
-export type AdmissionTicket = { leave(): void }
-
-/**
- * How many executions of the engine are, at once, between asking for their router quote and
- * handing their execute to the node. All chains and wallets share the process' one JS thread: when
- * a burst asks for many quotes together, they arrive together, and each then waits behind the
- * others' guard, simulation and signing, ageing in the process. Letting in only a few at a time
- * keeps each quote's own path short; the others wait before asking, not while holding a quote.
- */
-export type QuoteAdmission = {
-  /**
-   * Waits for a place; rejects with the signal's reason if it aborts first. Waiters get in in order
-   * of arrival, except that a waiter whose `wallet` has nobody inside goes before those whose wallet
-   * has: two executions of one wallet inside at once queue for its critical section and its
-   * broadcasts (one bundle at a time), while another wallet's sit idle.
-   */
-  enter(signal?: AbortSignal, wallet?: string): Promise<AdmissionTicket>
-  /** Executions let in now and waiting, the places now, and the bounds they move between. */
-  status(): { inside: number; waiting: number; limit: number; floor: number; ceiling: number | undefined }
-}
+import type { AdmissionTicket, QuoteAdmission } from './types.js'
 
 export type QuoteAdmissionOptions = {
   /** The most places; undefined: no bound (everyone is let in at once). */

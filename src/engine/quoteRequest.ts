@@ -1,10 +1,8 @@
 import type { GetRouterQuoteParameters, RouterQuote } from '../api/actions/getRouterQuote.js'
-import type { ChainRuntime } from './chainRuntime.js'
-import type { ChainWallet } from './chainWallet.js'
 import type { CheckedIntent } from './intent.js'
 import type { PlanApprovalsParameters } from './planApprovals.js'
-import type { Instrument } from './resolveInstrument.js'
 import type { ApprovalPolicy } from './settings.js'
+import type { ChainRuntime, ChainWallet, Instrument } from './types.js'
 
 /**
  * The router quote request of an intent: in the chain's default asset, its amount as given, the

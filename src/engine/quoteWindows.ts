@@ -1,29 +1,4 @@
-/** One execution's hold on a router quote: from its arrival to the execute's hand-over to the node. */
-export type QuoteWindow = {
-  /** The quote arrived: work that can wait now waits for this execution. */
-  open(): void
-  /** The execute was handed to the node, or the quote dropped: closing twice is closing once. */
-  close(): void
-}
-
-/**
- * The executions now holding a router quote, and a way for work that can wait (recording the
- * inclusions of transactions already sent) to let them pass. Every execution shares the process'
- * one JS thread: a receipt's fills and positions written while a quote is held are written on
- * that quote's time, and its 10 s of validity is what the trade runs on. Inclusions wait instead,
- * never longer than `maxWaitMs` at a time, and those released together share one commit.
- */
-export type QuoteWindows = {
-  /** A window for one attempt of one execution, closed until `open()`. */
-  create(): QuoteWindow
-  /** Resolves at once when no quote is held, else when none is (or after `maxWaitMs`, whichever comes first). */
-  passed(): Promise<void>
-  /** Quotes held now, and callers waiting for them to pass. */
-  status(): { open: number; waiting: number; maxWaitMs: number }
-}
-
-/** One wait that {@link QuoteWindows.passed} made: how long, and whether the bound ended it. */
-export type InclusionWait = { waitedMs: number; ranOut: boolean }
+import type { InclusionWait, QuoteWindows } from './types.js'
 
 /**
  * A {@link QuoteWindows} whose waiters never wait longer than `maxWaitMs` (0: they never wait).

@@ -2,12 +2,12 @@ import { getBlock, getBlockNumber } from 'viem/actions'
 import { readSettlementLogs } from '../chain/settlementEvents.js'
 import { type ExecutionState, isTerminalExecutionState } from '../store/executions.js'
 import { awaitSettlement } from './awaitSettlement.js'
-import type { ChainRuntime } from './chainRuntime.js'
 import { findWallet } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { runExecution } from './runExecution.js'
 import { revokeLeftOpenAllowances } from './settlement.js'
 import { fillOf, readStoredQuote } from './storedQuote.js'
+import type { ChainRuntime } from './types.js'
 
 /** What recovery found and did. */
 export type RecoveryReport = {

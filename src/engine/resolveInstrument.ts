@@ -1,29 +1,8 @@
-import type { Address } from 'viem'
 import { getTokenAddress } from '../api/actions/getTokenAddress.js'
 import type { CallOptions, ServiceClient } from '../api/createServiceClient.js'
-import { type ExchangeCode, type MarketCode, marketCodes, type TokenKind } from '../domain/markets.js'
+import { type ExchangeCode, marketCodes } from '../domain/markets.js'
 import { EngineError } from './errors.js'
-
-/** A ticker resolved on one chain: the token the guard expects in a quote, and the rules it follows. */
-export type Instrument = {
-  chainId: number
-  ticker: string
-  exchange: ExchangeCode
-  market: MarketCode
-  tokenAddress: Address
-  tokenKind: TokenKind
-  /** Board lot in whole shares (1 for US and KR). */
-  lotSize: bigint
-  spreadTableCode: string
-  /** The stock ticker market data is quoted under (a ShareToken's underlying stock). */
-  marketSymbol: string
-}
-
-/** Resolves tickers once per chain and caches them for the resolver's life (a failure is not cached). */
-export type InstrumentResolver = (
-  parameters: { chainId: number; ticker: string; exchange: ExchangeCode },
-  options?: CallOptions,
-) => Promise<Instrument>
+import type { Instrument, InstrumentResolver } from './types.js'
 
 /**
  * A resolver over the service's token-address lookup (a maker endpoint: the client needs a

@@ -13,17 +13,11 @@ import type { OpenAllowanceRecord } from '../store/allowances.js'
 import { type ExecutionRecord, type ExecutionState, isTerminalExecutionState } from '../store/executions.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import type { InclusionBlock, TransactionOutcomeHandler } from '../transactions/types.js'
-import type { ChainRuntime } from './chainRuntime.js'
 import { findWallet, walletOf } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { announceTransition } from './moveExecution.js'
 import { fillOf, readStoredQuote } from './storedQuote.js'
-
-/** Wakes whoever waits for an execution's end. */
-export type SettlementWaiters = {
-  wait(executionId: number, signal?: AbortSignal): Promise<void>
-  wake(executionId: number): void
-}
+import type { ChainRuntime, SettlementWaiters } from './types.js'
 
 /**
  * What the engine does when the chain decides about one of its transactions: the handler each

@@ -4,8 +4,7 @@ import {
   type SimulateExecuteReturnType,
   simulateExecute,
 } from '../chain/simulateExecute.js'
-import type { ChainRuntime } from './chainRuntime.js'
-import type { ChainWallet } from './chainWallet.js'
+import type { ChainRuntime, ChainWallet } from './types.js'
 
 /** How often the head is read while waiting for our pending transactions to land, ms. */
 const headPollMs = 100

@@ -1,7 +1,18 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import type { ConfigFileInput } from '../daemon/config.js'
+import type { Address } from 'viem'
 import type { SandboxDescription } from './describe.js'
+
+/**
+ * The stockroute.json the sandbox writes: the fields it sets, the rest left to their defaults. The
+ * daemon's config schema checks at compile time that it accepts this (src/daemon/config.ts).
+ */
+export type SandboxConfigFile = {
+  service: { baseUrl: string; apiKeyEnv: string; apiSecretEnv: string }
+  wallet: { privateKeyEnv: string }
+  chains: { chainId: number; rpcUrl: string; executorAddress: Address; operatorAddress: Address }[]
+  dataDir: string
+}
 
 /**
  * Writes `DIR/stockroute.json` and `DIR/.env` pointing stockroute at a running sandbox: its URL and
@@ -16,7 +27,7 @@ export function writeSandboxConfig(directory: string, sandbox: SandboxDescriptio
   if (!wallet) throw new Error('the sandbox has no funded test wallet to put in the config')
   const dir = resolve(directory)
   mkdirSync(join(dir, 'data'), { recursive: true })
-  const config: ConfigFileInput = {
+  const config: SandboxConfigFile = {
     service: {
       baseUrl: sandbox.baseUrl,
       apiKeyEnv: 'STOCKROUTE_API_KEY',

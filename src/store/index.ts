@@ -11,13 +11,14 @@ export * from './fills.js'
 export * from './income.js'
 export * from './ledgerOwner.js'
 export type { ExecutionFilter } from './listExecutions.js'
+export type { Migration } from './migration.js'
 export {
   type BackfillProgress,
   formatMigrationProgress,
   type MigrationProgress,
   migrationProgressPrinter,
 } from './migrationProgress.js'
-export { latestSchemaVersion, type Migration, migrations } from './migrations.js'
+export { latestSchemaVersion, migrations } from './migrations.js'
 export * from './nonces.js'
 export * from './notificationOutbox.js'
 export * from './openLedger.js'
@@ -34,7 +35,8 @@ export {
   type PositionState,
   type PositionTokenInfo,
 } from './positionAccounting.js'
-export type { PositionRename, PositionRenameRecord, RenamePositionResult } from './positionRenames.js'
+export type { PositionRename, RenamePositionResult } from './positionRenames.js'
+export type { PositionRenameRecord } from './positionRows.js'
 export type { AppliedReference, PositionsRepository } from './positions.js'
 export * from './risk.js'
 export * from './storageFault.js'

@@ -1,6 +1,6 @@
 // Migration 4: the events stream, the strategy of an execution, strategy switches and the
 // notification outbox (the control API and notifications, issue "the running daemon is the one door").
-import type { Migration } from './migrations.js'
+import type { Migration } from './migration.js'
 
 export const eventsStrategiesNotifications: Migration = {
   version: 4,

@@ -1,6 +1,6 @@
 // Migration 5: the market price the deviation guard compared an execution's quote with, kept with
 // the quote, so that reports measure each fill's slippage against the market when it was traded.
-import type { Migration } from './migrations.js'
+import type { Migration } from './migration.js'
 
 const uint = (column: string) =>
   `(${column} = '0' OR (${column} GLOB '[1-9]*' AND ${column} NOT GLOB '*[^0-9]*'))`

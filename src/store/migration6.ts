@@ -1,7 +1,7 @@
 // Migration 6: indices for the reports (src/report/), each measured by `npm run bench:report` on a
 // generated ledger of 1,000,000 fills: the last fill of a position (positions: 210 s → 12 ms), fills
 // and executions by chain, ticker and time, and an execution's first arrival in each state (latency).
-import type { Migration } from './migrations.js'
+import type { Migration } from './migration.js'
 
 export const reportIndices: Migration = {
   version: 6,

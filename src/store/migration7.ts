@@ -15,8 +15,8 @@ import { reasonClassOf } from './executionReasonClass.js'
 import type { ExecutionState } from './executionStates.js'
 import { type ExecutionPricingRow, type FillPricingRow, fillSlippageOf } from './fillSlippageOf.js'
 import { rebuildLedgerFigures } from './ledgerFigures.js'
+import type { Migration } from './migration.js'
 import { type BackfillProgress, countRows } from './migrationProgress.js'
-import type { Migration } from './migrations.js'
 
 const signedInteger = (column: string) =>
   `(${column} = '0' OR (${column} GLOB '[1-9]*' AND ${column} NOT GLOB '*[^0-9]*') OR (${column} GLOB '-[1-9]*' AND substr(${column}, 2) NOT GLOB '*[^0-9]*'))`

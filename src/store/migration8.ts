@@ -2,7 +2,7 @@
 // `executions_by_created_at` for the events' time filters and migration 7 made the same index again
 // as `executions_by_created`; every new execution paid for both. The planner picks either by name
 // alone, so the reports' plans do not change.
-import type { Migration } from './migrations.js'
+import type { Migration } from './migration.js'
 
 export const oneCreatedIndex: Migration = {
   version: 8,

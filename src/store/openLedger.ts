@@ -20,8 +20,9 @@ import {
   ledgerOwnerHeartbeatMs,
   takeLedgerOwnership,
 } from './ledgerOwner.js'
+import type { Migration } from './migration.js'
 import type { MigrationProgress } from './migrationProgress.js'
-import { migrations as ledgerMigrations, type Migration } from './migrations.js'
+import { migrations as ledgerMigrations } from './migrations.js'
 import { createNoncesRepository, type NoncesRepository } from './nonces.js'
 import {
   createNotificationOutboxRepository,

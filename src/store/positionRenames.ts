@@ -20,20 +20,6 @@ export type PositionRename = {
   reference?: string | undefined
 }
 
-/** A stored ticker change. */
-export type PositionRenameRecord = {
-  id: number
-  /** Ledger order, shared with fills and adjustments. */
-  seq: number
-  chainId: number
-  tokenAddress: Address
-  fromTicker: string
-  toTicker: string
-  reference: string | null
-  reason: string
-  recordedAtMs: number
-}
-
 /** What {@link PositionsRepository.renamePosition} did. */
 export type RenamePositionResult =
   | { status: 'recorded'; renameId: number; position: PositionRecord }

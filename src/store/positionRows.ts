@@ -21,13 +21,26 @@ import {
   type PositionState,
   type PositionTokenInfo,
 } from './positionAccounting.js'
-import type { PositionRenameRecord } from './positionRenames.js'
 
 // The positions' rows: their SQLite shapes, their conversion to fold entries and records, and the
 // writer that fills, adjustments and renames share to update a position inside their transaction.
 
 // ---------------------------------------------------------------------------------------------
 // Rows
+
+/** A stored ticker change. */
+export type PositionRenameRecord = {
+  id: number
+  /** Ledger order, shared with fills and adjustments. */
+  seq: number
+  chainId: number
+  tokenAddress: Address
+  fromTicker: string
+  toTicker: string
+  reference: string | null
+  reason: string
+  recordedAtMs: number
+}
 
 /** @internal */
 export type PositionRow = {

@@ -11,14 +11,10 @@ import {
   type PositionState,
 } from './positionAccounting.js'
 import { createPositionAdjustments } from './positionAdjustments.js'
-import {
-  createPositionRenames,
-  type PositionRename,
-  type PositionRenameRecord,
-  type RenamePositionResult,
-} from './positionRenames.js'
+import { createPositionRenames, type PositionRename, type RenamePositionResult } from './positionRenames.js'
 import {
   createPositionWriter,
+  type PositionRenameRecord,
   type PositionRow,
   positionParameters,
   recordOfRow,

@@ -2,8 +2,8 @@
 // it has applied against the ones this build knows, and applying the missing ones.
 import type Database from 'better-sqlite3'
 import { LedgerError, ledgerApplicationId } from './ledgerError.js'
+import type { Migration } from './migration.js'
 import { type BackfillProgress, countRows, type MigrationProgress } from './migrationProgress.js'
-import type { Migration } from './migrations.js'
 
 /** Refuses a SQLite file of another program (an empty file is a new ledger). */
 export function assertStockrouteFile(db: Database.Database, path: string): void {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createServiceClient } from '../../src/api/createServiceClient.js'
 import type { MarketPriceSource } from '../../src/engine/context.js'
 import { cachedMarketPrice, serviceMarketPrice } from '../../src/engine/marketPrice.js'
-import type { Instrument } from '../../src/engine/resolveInstrument.js'
+import type { Instrument } from '../../src/engine/types.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 
 // The engine's own market-price cache (the library's default; the daemon passes its price cache):

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createQuoteWindows, type InclusionWait } from '../../src/engine/quoteWindows.js'
+import { createQuoteWindows } from '../../src/engine/quoteWindows.js'
+import type { InclusionWait } from '../../src/engine/types.js'
 
 /** Whether a promise has settled once the microtasks queued so far have run. */
 async function settledNow(promise: Promise<unknown>): Promise<boolean> {

@@ -6,7 +6,7 @@ import { defaultFxRates, marketPriceInAsset } from '../../src/domain/quotePrice.
 import { formatPrice } from '../../src/domain/unitStrings.js'
 import { toPrice } from '../../src/domain/units.js'
 import { checkIntent } from '../../src/engine/intent.js'
-import type { Instrument } from '../../src/engine/resolveInstrument.js'
+import type { Instrument } from '../../src/engine/types.js'
 import { createRebalanceStrategy } from '../../src/strategy/index.js'
 import { chainId, position } from './rebalanceFixtures.js'
 import { cashOf, marketPrice, snapshot } from './snapshot.js'

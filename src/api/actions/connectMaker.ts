@@ -1,6 +1,6 @@
 import type { Address, Hex } from 'viem'
 import { z } from 'zod'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 
 /** A compact JWS (header.payload.signature, base64url). */
 const compactJwt = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/

@@ -3,8 +3,8 @@ import { z } from 'zod'
 import { StockrouteError } from '../../domain/errors.js'
 import type { ExchangeCode, TokenKind } from '../../domain/markets.js'
 import { parseStockQuantity } from '../../domain/unitStrings.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { addressSchema } from '../schemas.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 
 /** Default page size of the token list (the reference's), and the largest it accepts. */
 export const chainTokensDefaultPageSize = 100

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { addressSchema } from '../schemas.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 
 const chainRecordSchema = z.object({
   chain_id: z.number().int(),

@@ -1,8 +1,8 @@
 import type { Address, Hex } from 'viem'
 import { z } from 'zod'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { walkPages } from '../pages.js'
 import { addressSchema, decimalStringSchema } from '../schemas.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 
 /** Corporate action types of the reference. */
 export type CorporateActionType =

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { ExchangeCode } from '../../domain/markets.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 
 /**
  * An int64 sent as a JSON number (or, tolerated, as integer text), returned as bigint. Above 2^53 a

@@ -2,8 +2,8 @@ import { z } from 'zod'
 import type { MarketCode } from '../../domain/markets.js'
 import { parsePrice } from '../../domain/unitStrings.js'
 import type { Price } from '../../domain/units.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { decimalStringSchema } from '../schemas.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 
 /**
  * A decimal price as the domain's {@link Price} (bigint scaled by 1e8), or null when the text cannot

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { StockrouteError } from '../../domain/errors.js'
 import type { MarketCode } from '../../domain/markets.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 import { type MarketQuote, marketQuoteSchema } from './getMarketQuote.js'
 
 /** Most symbols the service accepts in one request (the reference's limit). */

@@ -2,9 +2,9 @@ import type { Address, Hex } from 'viem'
 import { z } from 'zod'
 import type { ExchangeCode, TokenKind } from '../../domain/markets.js'
 import { type AssetAmount, toAssetAmount } from '../../domain/units.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { walkPages } from '../pages.js'
 import { addressSchema, baseUnitsSchema } from '../schemas.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 import { type QuantityOf, tokenKindOfTicker, toQuantity } from '../tokenQuantity.js'
 
 /** Order statuses the reference shows; others may exist (not shown), so any text is accepted. */

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { StockrouteError } from '../../domain/errors.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { baseUnitsSchema, decimalStringSchema } from '../schemas.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 
 const getPlatformStatsSchema = z
   .object({

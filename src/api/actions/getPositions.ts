@@ -2,9 +2,9 @@ import type { Address } from 'viem'
 import { z } from 'zod'
 import type { TokenKind } from '../../domain/markets.js'
 import { type AssetAmount, toAssetAmount } from '../../domain/units.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { walkPages } from '../pages.js'
 import { addressSchema, baseUnitsSchema } from '../schemas.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 import { type QuantityOf, tokenKindOfTicker, toQuantity } from '../tokenQuantity.js'
 
 const positionSchema = z.object({

@@ -3,8 +3,8 @@ import { z } from 'zod'
 import { StockrouteError } from '../../domain/errors.js'
 import { type ExchangeCode, isExchangeCode, type TokenKind } from '../../domain/markets.js'
 import { type AssetAmount, toAssetAmount } from '../../domain/units.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { addressSchema, baseUnitsSchema } from '../schemas.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 import { type QuantityOf, tokenKindOfTicker, toQuantity } from '../tokenQuantity.js'
 
 /** How the amount of a quote was given: the reply's `amount_type`. */

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { parseSpreadTable, type SpreadTable, type SpreadTableMarket } from '../../domain/spreadTables.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 
 const spreadTableSchema = z
   .object({

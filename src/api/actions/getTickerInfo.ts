@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { MarketCode } from '../../domain/markets.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { decimalStringSchema } from '../schemas.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 import { lotSizeSchema } from './getChainTokens.js'
 import { priceOrNull } from './getMarketQuote.js'
 

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { ExchangeCode } from '../../domain/markets.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { addressSchema, decimalStringSchema } from '../schemas.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 
 const getTickerStatsSchema = z
   .object({

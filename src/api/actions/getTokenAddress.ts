@@ -2,8 +2,8 @@ import { z } from 'zod'
 import { DomainRuleError } from '../../domain/domainRuleError.js'
 import type { ExchangeCode } from '../../domain/markets.js'
 import { parseStockQuantity } from '../../domain/unitStrings.js'
-import type { CallOptions, ServiceClient } from '../createServiceClient.js'
 import { addressSchema } from '../schemas.js'
+import type { CallOptions, ServiceClient } from '../serviceClient.js'
 import { decimalsOfTokenKind } from '../tokenQuantity.js'
 
 const getTokenAddressSchema = z

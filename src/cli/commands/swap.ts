@@ -21,8 +21,6 @@ import {
 } from '../tradeOptions.js'
 import { describeSwap, swapResult } from './swapResult.js'
 
-export { describeSwap, type SwapResult, swapResult } from './swapResult.js'
-
 type SwapOptions = TradeOptions & {
   config: string
   json?: boolean

@@ -1,5 +1,5 @@
 import type { ApiCredential } from './auth/apiKeys.js'
-import type { SandboxContext } from './context.js'
+import type { SandboxContext } from './contextTypes.js'
 import type { SandboxRequest } from './request.js'
 
 /**

@@ -1,13 +1,8 @@
 import { sandboxCatalogue } from '../catalogue.js'
 import type { LocalChains } from '../localChains.js'
 import { type ApiCredential, createApiCredential } from './auth/apiKeys.js'
-import {
-  createJwtSecret,
-  type Listing,
-  type SandboxClock,
-  type SandboxContext,
-  systemClock,
-} from './context.js'
+import { createJwtSecret, systemClock } from './context.js'
+import type { Listing, SandboxClock, SandboxContext } from './contextTypes.js'
 import { createFaultSwitch } from './faultSwitch.js'
 import { createMakerLedger } from './ledger/makerLedger.js'
 import { createPriceSimulator } from './market/priceSimulator.js'

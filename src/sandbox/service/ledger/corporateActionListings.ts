@@ -1,5 +1,5 @@
 import type { Address } from 'viem'
-import type { Listing, SandboxContext } from '../context.js'
+import type { Listing, SandboxContext } from '../contextTypes.js'
 
 // The listings a corporate action touches: its token, the token's ShareTokens, the underlying stock.
 

@@ -1,7 +1,7 @@
 import { encodeFunctionData, parseUnits } from 'viem'
 import { shareTicker } from '../../../domain/markets.js'
 import { assetTokenAbi } from '../../contracts/artifacts/index.js'
-import type { SandboxContext } from '../context.js'
+import type { SandboxContext } from '../contextTypes.js'
 import { toAssetUnits } from './corporateActionAmounts.js'
 import { listingAt, shareListingsOf } from './corporateActionListings.js'
 import {

@@ -1,43 +1,12 @@
 import { createPublicClient, type Hex, http, type PublicClient, type Transport } from 'viem'
 import { sandboxChain } from '../../deploy.js'
 import type { LocalChain } from '../../localChains.js'
-import type { SandboxContext } from '../context.js'
+import type { MakerLedger, SandboxContext } from '../contextTypes.js'
 import { createChainWriter } from './chainWriter.js'
 import { createCorporateActions } from './corporateActions.js'
-import type { CorporateActions } from './corporateActionTypes.js'
-import { averageBuyPrice, type BalancePair, type CostEvent, createBalanceReader } from './holdings.js'
-import { type LedgerOrder, readExecutions } from './quoteExecutions.js'
-
-export type { LedgerFill, LedgerOrder, OrderStatus } from './quoteExecutions.js'
-
-/**
- * Orders, fills, positions and corporate actions, derived from what happened on the chains: every
- * `QuoteExecuted` event of a chain's executors (settlement and platform router) is one filled order
- * of its taker, with one fill. Nothing is canned; a restarted service re-reads the same history and
- * gives the same ids.
- */
-export type MakerLedger = {
-  /** Gives the ledger the context it reads issued quotes and listings from. */
-  attach: (context: SandboxContext) => void
-  /**
-   * Reads new settlement events of every chain up to its latest block. Concurrent calls share the
-   * work: while a sync runs, callers wait for the next one, which starts after it and therefore
-   * sees every block mined before the call.
-   */
-  sync: (signal?: AbortSignal) => Promise<void>
-  close: () => Promise<void>
-  /** Orders of the given chains (every chain when omitted), in execution order per chain. */
-  orders: (chainIds?: readonly number[]) => LedgerOrder[]
-  /** The maker's orders on every chain, in execution order per chain. */
-  ordersOf: (maker: string) => LedgerOrder[]
-  /** The last block the ledger has read on the chain (the head balances are read at). */
-  syncedBlock: (chainId: number) => bigint | undefined
-  /** Token balances at the chain's synced block, in the order asked. */
-  balances: (chainId: number, pairs: readonly BalancePair[]) => Promise<bigint[]>
-  /** Average buy price of the maker's holding of a token (asset base units per share), 0 if none. */
-  averageBuyPrice: (maker: string, chainId: number, token: string) => bigint
-  corporateActions: CorporateActions
-}
+import { averageBuyPrice, type CostEvent, createBalanceReader } from './holdings.js'
+import type { LedgerOrder } from './orderTypes.js'
+import { readExecutions } from './quoteExecutions.js'
 
 export type CreateMakerLedgerParameters = {
   chains: readonly LocalChain[]

@@ -1,4 +1,5 @@
-import { findChain, type SandboxContext } from '../context.js'
+import { findChain } from '../context.js'
+import type { SandboxContext } from '../contextTypes.js'
 import { badRequest } from '../errors.js'
 
 /**

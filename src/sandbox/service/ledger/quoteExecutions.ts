@@ -2,73 +2,12 @@ import { type Address, decodeFunctionData, erc20Abi, getAbiItem, type Hex, type 
 import { type ExchangeCode, exchangeCodes, isExchangeCode } from '../../../domain/markets.js'
 import { rfqSettlementAbi } from '../../contracts/artifacts/index.js'
 import type { LocalChain } from '../../localChains.js'
-import type { IssuedQuote, SandboxContext } from '../context.js'
+import type { IssuedQuote, SandboxContext } from '../contextTypes.js'
 import { fillIdOf, fillKey, orderIdOf } from './ids.js'
+import type { LedgerFill, LedgerOrder } from './orderTypes.js'
 
 /** The event both executors (RFQSettlement, PlatformRouter) emit for every settled quote. */
 export const quoteExecutedEvent = getAbiItem({ abi: rfqSettlementAbi, name: 'QuoteExecuted' })
-
-/** Order statuses of the reference; the ledger's orders are settled quotes, so all are `filled`. */
-export const orderStatuses = ['pending', 'locked', 'partially_filled', 'filled'] as const
-export type OrderStatus = (typeof orderStatuses)[number]
-
-export type LedgerFill = {
-  id: string
-  orderId: string
-  orderHash: Hex
-  taker: Address
-  /** Token base units. */
-  fillQuantity: bigint
-  /** Gross asset amount in asset base units: buy amountIn − fee, sell amountOut + fee. */
-  fillAmount: bigint
-  feeAmount: bigint
-  incentiveAmount: bigint
-  takerIncentive: bigint
-  txHash: Hex
-  blockNumber: bigint
-  logIndex: number
-  status: 'confirmed'
-  /** `chainId:txHash:logIndex`, the fill's unique key. */
-  referenceId: string
-  /** Unix seconds (block timestamp). */
-  createdAt: number
-}
-
-/** One settled quote as an order of the maker (the taker who executed it). */
-export type LedgerOrder = {
-  id: string
-  chainId: number
-  maker: Address
-  principal: Address
-  isBuy: boolean
-  ticker: string
-  exchange: ExchangeCode
-  stockToken: Address
-  tokenDecimals: number
-  asset: Address
-  assetDecimals: number
-  /** Asset base units per whole share. */
-  price: bigint
-  /** Token base units. */
-  quantity: bigint
-  incentive: bigint
-  /** Unix seconds: the quote's expiry. */
-  deadline: number
-  nonce: number
-  signature: Hex
-  /** The quote id. */
-  orderHash: Hex
-  status: OrderStatus
-  filledQuantity: bigint
-  notes: string | null
-  /** Unix seconds (block timestamp). */
-  createdAt: number
-  updatedAt: number
-  fills: LedgerFill[]
-  blockNumber: bigint
-  logIndex: number
-  txHash: Hex
-}
 
 /** Everything an order needs except its nonce, which depends on the maker's earlier orders. */
 export type ResolvedExecution = Omit<LedgerOrder, 'nonce'>

@@ -3,7 +3,7 @@ import { type ExchangeCode, marketCodes } from '../../../domain/markets.js'
 import { parsePrice } from '../../../domain/unitStrings.js'
 import { type Price, priceDecimals } from '../../../domain/units.js'
 import type { CatalogueStock } from '../../catalogue.js'
-import type { SandboxContext } from '../context.js'
+import type { SandboxContext } from '../contextTypes.js'
 import { usdPerMarketCurrency } from '../quotes/quotePricing.js'
 
 // Values across chains and markets. Assets are USD stablecoins with 6 decimals on one chain and 18

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { type MarketCode, marketCodes } from '../../../domain/markets.js'
 import type { CatalogueStock } from '../../catalogue.js'
-import type { MarketQuoteRecord, SandboxContext } from '../context.js'
+import type { MarketQuoteRecord, SandboxContext } from '../contextTypes.js'
 import { badRequest, notFound } from '../errors.js'
 
 // What the four market-data endpoints share: the market parameter, symbol lookup in the

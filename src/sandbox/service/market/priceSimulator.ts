@@ -3,7 +3,7 @@ import { type ExchangeCode, type MarketCode, marketCodes } from '../../../domain
 import { formatPrice, parsePrice } from '../../../domain/unitStrings.js'
 import { type Price, priceDecimals } from '../../../domain/units.js'
 import type { CatalogueStock } from '../../catalogue.js'
-import type { MarketQuoteRecord, PriceSimulator, SandboxClock } from '../context.js'
+import type { MarketQuoteRecord, PriceSimulator, SandboxClock } from '../contextTypes.js'
 import { hashStream, hashWords, symmetricDraw, unitDraw } from './randomness.js'
 import { type TickGrid, tickGridFor } from './tickGrid.js'
 

@@ -1,7 +1,7 @@
 import type { Address } from 'viem'
 import { z } from 'zod'
 import { exchangeNames } from '../../../domain/markets.js'
-import type { Listing, SandboxContext } from '../context.js'
+import type { Listing, SandboxContext } from '../contextTypes.js'
 import { badRequest, notFound } from '../errors.js'
 import { addressParam, describeIssues, intParam, parseQuery } from '../request.js'
 import type { Route } from '../route.js'

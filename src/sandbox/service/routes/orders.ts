@@ -1,8 +1,7 @@
 import { z } from 'zod'
 import { isExchangeCode } from '../../../domain/markets.js'
-import type { LedgerOrder } from '../ledger/makerLedger.js'
+import { type LedgerOrder, orderStatuses } from '../ledger/orderTypes.js'
 import { assertServedChain, paginate } from '../ledger/queryHelpers.js'
-import { orderStatuses } from '../ledger/quoteExecutions.js'
 import { addressParam, boolParam, intParam, listParam, parseQuery, stringParam } from '../request.js'
 import { ok, type Route } from '../route.js'
 

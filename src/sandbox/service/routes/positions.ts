@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { Listing } from '../context.js'
+import type { Listing } from '../contextTypes.js'
 import { assertServedChain, paginate } from '../ledger/queryHelpers.js'
 import { boolParam, intParam, parseQuery, stringParam } from '../request.js'
 import { ok, type Route } from '../route.js'

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { SandboxContext } from '../context.js'
+import type { SandboxContext } from '../contextTypes.js'
 import { badRequest, notFound } from '../errors.js'
 import { armFault, type FaultSwitch, quoteFaultNames } from '../faultSwitch.js'
 import { describeIssues, type SandboxRequest } from '../request.js'

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { isExchangeCode } from '../../../domain/markets.js'
-import { findListing, type Listing } from '../context.js'
+import { findListing } from '../context.js'
+import type { Listing } from '../contextTypes.js'
 import { badRequest, notFound } from '../errors.js'
 import { assertServedChain } from '../ledger/queryHelpers.js'
 import { formatScaled, notionalUsdScaled } from '../ledger/valuation.js'

@@ -1,6 +1,7 @@
 import type { Address } from 'viem'
 import type { ExchangeCode } from '../../../domain/markets.js'
-import { findListing, type Listing, type SandboxContext } from '../context.js'
+import { findListing } from '../context.js'
+import type { Listing, SandboxContext } from '../contextTypes.js'
 import { SandboxHttpError } from '../errors.js'
 import type { SandboxRequest } from '../request.js'
 import { ok, type Route } from '../route.js'

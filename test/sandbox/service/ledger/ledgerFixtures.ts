@@ -22,7 +22,7 @@ import {
   stockTokenManagerAbi,
 } from '../../../../src/sandbox/contracts/artifacts/index.js'
 import { type LocalChain, type LocalChains, startLocalChains } from '../../../../src/sandbox/localChains.js'
-import type { IssuedQuote, Listing } from '../../../../src/sandbox/service/context.js'
+import type { IssuedQuote, Listing } from '../../../../src/sandbox/service/contextTypes.js'
 import {
   type SandboxService,
   startSandboxService,

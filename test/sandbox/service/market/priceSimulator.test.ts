@@ -4,7 +4,7 @@ import { isOnTick } from '../../../../src/domain/tickRules.js'
 import { parsePrice } from '../../../../src/domain/unitStrings.js'
 import type { Price } from '../../../../src/domain/units.js'
 import { sandboxCatalogue } from '../../../../src/sandbox/catalogue.js'
-import type { MarketQuoteRecord } from '../../../../src/sandbox/service/context.js'
+import type { MarketQuoteRecord } from '../../../../src/sandbox/service/contextTypes.js'
 import {
   createPriceSimulator,
   simulationModel,

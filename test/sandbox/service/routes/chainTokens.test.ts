@@ -1,6 +1,6 @@
 import { type Address, erc20Abi, getAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
-import type { Listing } from '../../../../src/sandbox/service/context.js'
+import type { Listing } from '../../../../src/sandbox/service/contextTypes.js'
 import type {
   ChainTokenRecord,
   ChainTokensResponse,

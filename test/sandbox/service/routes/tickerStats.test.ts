@@ -1,6 +1,6 @@
 import { parseUnits } from 'viem'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Listing } from '../../../../src/sandbox/service/context.js'
+import type { Listing } from '../../../../src/sandbox/service/contextTypes.js'
 import { apiCall } from '../../../helpers/sandboxService.js'
 import { executeQuote, listOwnStock, usePrivateChains, walletOn } from '../ledger/ledgerFixtures.js'
 

@@ -1,0 +1,60 @@
+// The layers of ../shared/DESIGN.md ("Modules"), enforced by `npm run lint`: each folder of src/
+// imports only the folders its row allows, and no module imports itself back through others.
+// Folders not in DESIGN's table take the layer they belong to: dashboard/ (the daemon's static
+// assets) sits beside report/; index.ts is the library's public entry.
+
+/** What each folder of src/ may import besides itself (DESIGN.md's "may import" column). */
+const mayImport = {
+  domain: [],
+  api: ['domain'],
+  chain: ['domain'],
+  store: ['domain'],
+  strategy: ['domain'],
+  sandbox: ['domain'],
+  report: ['domain', 'store'],
+  dashboard: ['report'],
+  transactions: ['domain', 'chain', 'store'],
+  engine: ['domain', 'api', 'chain', 'store', 'transactions'],
+  daemon: ['domain', 'api', 'chain', 'store', 'transactions', 'engine', 'strategy', 'report', 'sandbox', 'dashboard'],
+  cli: ['domain', 'api', 'chain', 'store', 'transactions', 'engine', 'strategy', 'report', 'sandbox', 'daemon'],
+}
+const folders = Object.keys(mayImport)
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'A module imports itself back through others: split what both need into a module of its own.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    ...folders.map((folder) => ({
+      name: `layer-${folder}`,
+      comment: `src/${folder}/ may import only ${mayImport[folder].map((f) => `src/${f}/`).join(', ') || 'itself'} (DESIGN.md, Modules).`,
+      severity: 'error',
+      from: { path: `^src/${folder}/` },
+      to: {
+        path: '^src/',
+        pathNot: [`^src/${folder}/`, ...mayImport[folder].map((allowed) => `^src/${allowed}/`)],
+      },
+    })),
+    {
+      name: 'no-unknown-folder',
+      comment: 'A new folder of src/ takes its layer in .dependency-cruiser.cjs and docs/architecture.md first.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: [`^src/(${folders.join('|')})/`, '^src/index\\.ts$'] },
+      to: {},
+    },
+  ],
+  options: {
+    // TypeScript 7 has no JavaScript API: the sources are parsed with swc.
+    parser: 'swc',
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Type-only imports count: a circle of types is a circle of the design.
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    // The compiled contract artifacts are generated: exempt.
+    exclude: { path: '^src/sandbox/contracts/artifacts/' },
+  },
+}

@@ -1,0 +1,38 @@
+import { execFile } from 'node:child_process'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+
+// The layers of DESIGN.md as `npm run lint` enforces them (.dependency-cruiser.cjs): the project's
+// own sources pass, and a fixture with an arrow back up and a circle of types fails with both named.
+
+const root = join(import.meta.dirname, '..', '..')
+const depcruise = join(root, 'node_modules', '.bin', 'depcruise')
+const config = join(root, '.dependency-cruiser.cjs')
+
+type Violation = { rule: { name: string }; from: string; to: string; cycle?: { name: string }[] }
+
+async function cruise(cwd: string) {
+  const run = await promisify(execFile)(depcruise, ['src', '--config', config, '--output-type', 'json'], {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { stdout?: string; code?: number }) => ({ stdout: error.stdout ?? '', code: error.code }))
+  const result = JSON.parse(run.stdout) as { summary: { violations: Violation[] } }
+  return result.summary.violations
+}
+
+describe('layers', () => {
+  it('the sources have no import circle and no import up a layer', { timeout: 60_000 }, async () => {
+    expect((await cruise(root)).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([])
+  })
+
+  it('an import up a layer and a circle of types are refused, each by its rule', {
+    timeout: 60_000,
+  }, async () => {
+    const violations = await cruise(join(root, 'test', 'fixtures', 'layers'))
+    expect(violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort()).toEqual([
+      'layer-domain: src/domain/price.ts → src/engine/run.ts',
+      'no-circular: src/store/fills.ts → src/store/positions.ts',
+    ])
+  })
+})
