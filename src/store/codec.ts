@@ -14,9 +14,9 @@ export type LedgerInputErrorCode = 'BAD_LEDGER_INPUT' | 'CORRUPT_LEDGER_VALUE'
  *
  * @example
  * try {
- *   ledger.nonces.reserveNonce(1, address, -1)
+ *   ledger.nonces.commitNonce(1, address, -1)
  * } catch (error) {
- *   if (error instanceof LedgerInputError) console.log(error.details.field) // 'chainPendingNonce'
+ *   if (error instanceof LedgerInputError) console.log(error.details.field) // 'nonce'
  * }
  */
 export class LedgerInputError extends StockrouteError {

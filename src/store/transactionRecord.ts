@@ -23,7 +23,7 @@ export type NewSignedTransaction = {
   executionId?: number | undefined
   chainId: number
   from: Address
-  /** A nonce reserved through the nonces repository. */
+  /** A nonce taken through the transaction manager's allocator (committed in the nonces repository). */
   nonce: number
   kind: TransactionKind
   /** keccak256 of `raw`; checked. */
@@ -97,7 +97,7 @@ export type TransactionRecordErrorCode =
 
 /**
  * A transaction could not be stored or updated: its hash is not the hash of its raw bytes, its
- * nonce was not reserved or is held by another live transaction (`details.holder`), the
+ * nonce was never taken or is held by another live transaction (`details.holder`), the
  * transaction it claims to replace does not match, it is unknown, or the status move makes no sense
  * (marking a mined transaction failed).
  *
@@ -105,7 +105,7 @@ export type TransactionRecordErrorCode =
  * try {
  *   ledger.transactions.recordSignedTransaction(signed)
  * } catch (error) {
- *   if (error instanceof TransactionRecordError && error.code === 'NONCE_IN_USE') reserveAnother()
+ *   if (error instanceof TransactionRecordError && error.code === 'NONCE_IN_USE') takeAnother()
  * }
  */
 export class TransactionRecordError extends StockrouteError {

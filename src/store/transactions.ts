@@ -254,7 +254,7 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
     if (next === undefined || nonce >= next)
       throw new TransactionRecordError({
         code: 'NONCE_NOT_RESERVED',
-        shortMessage: `Nonce ${nonce} of ${from} on chain ${chainId} was never reserved (next reservable: ${next ?? 'none yet'}): take nonces from reserveNonce so two transactions never share one.`,
+        shortMessage: `Nonce ${nonce} of ${from} on chain ${chainId} was never taken (next: ${next ?? 'none yet'}): take nonces with the transaction manager's allocator (commitNonce in the same ledger transaction) so two transactions never share one.`,
         details: { chainId, from, nonce, nextNonce: next ?? null },
       })
 
@@ -279,7 +279,7 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
     } else if (holder) {
       throw new TransactionRecordError({
         code: 'NONCE_IN_USE',
-        shortMessage: `Nonce ${nonce} of ${from} on chain ${chainId} is held by ${holder.status} transaction ${holder.hash}: reserve a new nonce, or pass replaces: '${holder.hash}' to replace it.`,
+        shortMessage: `Nonce ${nonce} of ${from} on chain ${chainId} is held by ${holder.status} transaction ${holder.hash}: take a new nonce, or pass replaces: '${holder.hash}' to replace it.`,
         details: { chainId, from, nonce, holder: holder.hash, holderStatus: holder.status },
       })
     }

@@ -12,6 +12,7 @@ import { failpoint } from './failpoints.js'
 import { createFeeSource } from './fees.js'
 import { checkPending, followReorg, includeFromBlocks, receiptOf } from './followTransactions.js'
 import type { ManagerCore } from './managerCore.js'
+import { createNonceAllocator } from './nonceAllocator.js'
 import { recoverWallet } from './recoverWallet.js'
 import { afterRefusal, fillGap, rebroadcast, replace } from './repairs.js'
 import type { SigningCore } from './signingCore.js'
@@ -53,7 +54,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
   const counters = { gapsFilled: 0, replacements: 0, rebroadcasts: 0, reorgs: 0 }
   let state: TransactionManagerStatus['state'] = 'recovering'
   let recovery = 'not started'
-  let next: number | undefined
+  const nonces = createNonceAllocator(ledger, chainId, address)
   let critical: Promise<unknown> = Promise.resolve()
   const ownBlocks = parameters.blocks === undefined
   const blocks =
@@ -109,8 +110,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       for (const transaction of transactions) raws.push(account.signTransactionSync(transaction))
     else for (const transaction of transactions) raws.push(await account.signTransaction(transaction))
     failpoint('signed')
-    const records = ledger.atomically(() => {
-      ledger.nonces.commitNonce(chainId, address, nonce + requests.length - 1)
+    const records = nonces.take(nonce, requests.length, () => {
       const stored = requests.map((request, offset) =>
         ledger.transactions.recordSignedTransaction({
           executionId: input.executionId ?? undefined,
@@ -126,8 +126,6 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
       input.alsoInLedger?.(stored)
       return stored
     })
-    const last = nonce + requests.length - 1
-    if (next === undefined || last >= next) next = last + 1
     for (const record of records) parameters.onStep?.({ step: 'signed', tx: record })
     return records
   }
@@ -171,10 +169,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     emit,
     counters,
     withLock,
-    nextNonce: () => next,
-    setNextNonce: (value: number) => {
-      next = value
-    },
+    nonces,
     signAndStore,
     broadcast: broadcasts.send,
     lastSentAt,
@@ -192,10 +187,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     emit,
     timeToLandMs: parameters.timeToLandMs,
     beforeInclusions: parameters.beforeInclusions ?? (() => Promise.resolve()),
-    nextNonce: () => next,
-    setNextNonce: (value: number) => {
-      next = value
-    },
+    nonces,
     lastSentAt,
     sending,
     replace: (current, kind, reason) => replace(signing, current, kind, reason),
@@ -263,7 +255,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         options.check?.()
         assertWritable()
         const requests = build()
-        const nonce = next
+        const nonce = nonces.next()
         if (nonce === undefined) throw new Error(`chain ${chainId}: send before recovery seeded the nonce`)
         if (requests.length === 0)
           return { records: [], broadcast: Promise.resolve([]), handedOver: Promise.resolve() }
@@ -282,8 +274,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
             ledger.transactions.markFailed(chainId, record.hash, 'dry run: never broadcast'),
           )
           // Last taken first: each is then the last one taken when given back.
-          for (let taken = nonce + records.length - 1; taken >= nonce; taken--)
-            if (ledger.nonces.rewindNextNonce(chainId, address, taken)) next = taken
+          for (let taken = nonce + records.length - 1; taken >= nonce; taken--) nonces.giveBack(taken)
           return {
             records: failed,
             broadcast: Promise.resolve(records.map(() => ({ status: 'not-sent' as const }))),
@@ -321,7 +312,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
         address,
         state,
         recovery,
-        nextNonce: next,
+        nextNonce: nonces.next(),
         pending: ledger.transactions.countUnresolvedTransactions(chainId, address),
         ...counters,
       }

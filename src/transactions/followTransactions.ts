@@ -212,7 +212,7 @@ export async function checkPending(core: ManagerCore): Promise<void> {
     if (nonce < latest) await resolveUsedNonce(core, nonce, candidates)
     else await keepAlive(core, candidates)
   }
-  const next = core.nextNonce()
+  const next = core.nonces.next()
   if (next === undefined) return
   for (let nonce = latest; nonce < next; nonce++) {
     if (core.signal.aborted) return

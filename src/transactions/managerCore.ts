@@ -2,6 +2,7 @@ import type { Hex, PublicClient } from 'viem'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import type { EarlyReceipts } from './earlyReceipts.js'
+import type { NonceAllocator } from './nonceAllocator.js'
 import type {
   BroadcastResult,
   TransactionManagerEvent,
@@ -18,8 +19,8 @@ export type ManagerBasics = {
   handler: TransactionOutcomeHandler
   emit: (event: TransactionManagerEvent) => void
   counters: { gapsFilled: number; replacements: number; rebroadcasts: number; reorgs: number }
-  nextNonce: () => number | undefined
-  setNextNonce: (value: number) => void
+  /** The wallet's nonces: the one owner of which nonce the next transaction takes. */
+  nonces: NonceAllocator
   /** When each transaction was last handed to the node, ms (in memory: after a restart, from the first check). */
   lastSentAt: Map<Hex, number>
   /** Transactions in the broadcast queue, not yet answered by the node: the queue sends them, nobody else. */

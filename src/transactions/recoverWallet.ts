@@ -27,10 +27,7 @@ export async function recoverWallet(core: ManagerCore, progress: (step: string) 
     try {
       progress(attempt === 1 ? 'recovering: reading the wallet nonce' : `recovering: attempt ${attempt}`)
       const pending = await getTransactionCount(publicClient, { address, blockTag: 'pending' })
-      const stored = ledger.nonces.peekNextNonce(chainId, address) ?? 0
-      const highest = ledger.transactions.highestLiveNonce(chainId, address)
-      const next = Math.max(pending, stored, highest === undefined ? 0 : highest + 1)
-      core.setNextNonce(next)
+      const next = core.nonces.seed(pending)
       const open = ledger.transactions.listUnresolvedTransactions(chainId, address)
       failpoint('during-recovery')
       progress(
@@ -40,7 +37,7 @@ export async function recoverWallet(core: ManagerCore, progress: (step: string) 
       )
       await recheckRecentlyMined(core)
       await checkPending(core)
-      progress(`nonces sound, next nonce ${core.nextNonce()}: trading`)
+      progress(`nonces sound, next nonce ${core.nonces.next()}: trading`)
       return
     } catch (error) {
       if (core.signal.aborted) throw error

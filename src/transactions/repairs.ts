@@ -16,7 +16,7 @@ import type { BroadcastResult, TransactionRequest } from './types.js'
  */
 export function refuseAll(core: SigningCore, records: readonly TransactionRecord[], error: string) {
   return core.withLock(async () => {
-    const { ledger, chainId, address, handler } = core
+    const { ledger, chainId, handler } = core
     const [first] = records
     const descending = [...records].sort((a, b) => b.nonce - a.nonce)
     for (const record of descending) {
@@ -28,12 +28,7 @@ export function refuseAll(core: SigningCore, records: readonly TransactionRecord
         ledger.transactions.markFailed(chainId, record.hash, reason)
         if (record.replacesId === null) handler.abandoned(record, reason)
       })
-      if (
-        record.replacesId === null &&
-        core.nextNonce() === record.nonce + 1 &&
-        ledger.nonces.rewindNextNonce(chainId, address, record.nonce)
-      )
-        core.setNextNonce(record.nonce)
+      if (record.replacesId === null) core.nonces.giveBack(record.nonce)
     }
     for (const record of records) handler.settled?.(record)
   })

@@ -77,7 +77,7 @@ export function fillOf(overrides: Partial<NewFill> & { txLabel: string }): NewFi
  * JSON outputs.
  */
 export function raceLedgerWorkers<T>(
-  mode: 'reserve' | 'transition',
+  mode: 'commit' | 'transition',
   path: string,
   argsA: readonly string[],
   argsB: readonly string[],

@@ -30,6 +30,13 @@ async function signed(nonce: number, label = 'execute'): Promise<{ raw: Hex; has
   return { raw, hash: keccak256(raw) }
 }
 
+/** A nonce taken as the transaction manager's allocator takes one: the ledger's next, or the chain's when ahead. */
+function takeNonce(ledger: Ledger, chainPendingNonce = 0): number {
+  const nonce = Math.max(ledger.nonces.peekNextNonce(chainId, account.address) ?? 0, chainPendingNonce)
+  ledger.nonces.commitNonce(chainId, account.address, nonce)
+  return nonce
+}
+
 function txError(run: () => unknown): TransactionRecordError {
   try {
     run()
@@ -57,7 +64,7 @@ describe('transactions', () => {
     const path = folder.path()
     const ledger = openLedger({ path })
     const executionId = executionIn(ledger, 'tx-1')
-    const nonce = ledger.nonces.reserveNonce(chainId, account.address, 0)
+    const nonce = takeNonce(ledger)
     const { raw, hash } = await signed(nonce)
     const stored = ledger.transactions.recordSignedTransaction({
       executionId,
@@ -102,7 +109,7 @@ describe('transactions', () => {
 
   it('refuses a hash that is not the hash of the raw bytes, and a nonce that was never reserved', async () => {
     const ledger = openLedger({ path: folder.path() })
-    const reserved = ledger.nonces.reserveNonce(chainId, account.address, 5)
+    const reserved = takeNonce(ledger, 5)
     const { raw } = await signed(reserved)
     const other = await signed(reserved, 'other')
     const mismatch = txError(() =>
@@ -134,7 +141,7 @@ describe('transactions', () => {
   it('never lets two live transactions share a nonce, whatever their kinds; a replacement takes it over', async () => {
     const path = folder.path()
     const ledger = openLedger({ path })
-    const nonce = ledger.nonces.reserveNonce(chainId, account.address, 0)
+    const nonce = takeNonce(ledger)
     const approve = await signed(nonce, 'approve')
     const execute = await signed(nonce, 'execute')
     const cancel = await signed(nonce, 'cancel')
@@ -181,7 +188,7 @@ describe('transactions', () => {
 
   it('a failed transaction frees its nonce for a new transaction', async () => {
     const ledger = openLedger({ path: folder.path() })
-    const nonce = ledger.nonces.reserveNonce(chainId, account.address, 0)
+    const nonce = takeNonce(ledger)
     const first = await signed(nonce, 'first')
     const second = await signed(nonce, 'second')
     ledger.transactions.recordSignedTransaction({
@@ -214,7 +221,7 @@ describe('transactions not final', () => {
     const record = async (kind: TransactionKind, label: string, replaces?: Hex) => {
       const nonce = replaces
         ? (ledger.transactions.getTransaction(chainId, replaces)?.nonce ?? -1)
-        : ledger.nonces.reserveNonce(chainId, account.address, 0)
+        : takeNonce(ledger)
       const tx = await signed(nonce, label)
       ledger.transactions.recordSignedTransaction({
         chainId,
@@ -258,56 +265,51 @@ describe('transactions not final', () => {
 describe('nonces', () => {
   const address = account.address
 
-  it('are continuous and monotonic, across re-opens, and follow the chain when it is ahead', () => {
+  it('are taken in order and remembered across re-opens, per chain and address', () => {
     const path = folder.path()
     const first = openLedger({ path })
-    expect([0, 1, 2].map(() => first.nonces.reserveNonce(chainId, address, 0))).toEqual([0, 1, 2])
-    // The node reports fewer pending transactions than the ledger handed out: the ledger wins.
-    expect(first.nonces.reserveNonce(chainId, address, 1)).toBe(3)
+    expect(first.nonces.peekNextNonce(chainId, address)).toBeUndefined()
+    for (const nonce of [0, 1, 2]) first.nonces.commitNonce(chainId, address, nonce)
+    // Committing an older nonce again never moves the next one back.
+    first.nonces.commitNonce(chainId, address, 1)
     first.close()
     const second = openLedger({ path })
-    expect(second.nonces.peekNextNonce(chainId, address)).toBe(4)
-    expect(second.nonces.reserveNonce(chainId, address, 0)).toBe(4)
-    // Another tool sent transactions: the node is ahead, the ledger jumps forward.
-    expect(second.nonces.reserveNonce(chainId, address, 9)).toBe(9)
-    expect(second.nonces.reserveNonce(chainId, address, 0)).toBe(10)
-    // Per chain and per address.
-    expect(second.nonces.reserveNonce(1, address, 0)).toBe(0)
-    expect(second.nonces.reserveNonce(chainId, address.toLowerCase() as Hex, 0)).toBe(11)
+    expect(second.nonces.peekNextNonce(chainId, address)).toBe(3)
+    expect(second.nonces.peekNextNonce(1, address)).toBeUndefined()
+    expect(second.nonces.peekNextNonce(chainId, address.toLowerCase() as Hex)).toBe(3)
     second.close()
   })
 
-  it('releases only the last reserved nonce, and only while no stored transaction uses it', async () => {
+  it('rewinds only the last nonce taken, and only while no stored transaction that may land holds it', async () => {
     const ledger = openLedger({ path: folder.path() })
-    const a = ledger.nonces.reserveNonce(chainId, address, 0)
-    const b = ledger.nonces.reserveNonce(chainId, address, 0)
-    expect(ledger.nonces.releaseNonce(chainId, address, a)).toBe('not-last-reserved')
-    expect(ledger.nonces.releaseNonce(chainId, address, b)).toBe('released')
-    expect(ledger.nonces.reserveNonce(chainId, address, 0)).toBe(b)
+    const a = takeNonce(ledger)
+    const b = takeNonce(ledger)
+    expect(ledger.nonces.rewindNextNonce(chainId, address, a)).toBe(false)
+    expect(ledger.nonces.rewindNextNonce(chainId, address, b)).toBe(true)
+    expect(takeNonce(ledger)).toBe(b)
 
     const tx = await signed(b)
     ledger.transactions.recordSignedTransaction({ chainId, from: address, nonce: b, kind: 'execute', ...tx })
-    // Signed but maybe sent before a crash: it blocks the release.
-    expect(ledger.nonces.releaseNonce(chainId, address, b)).toBe('used-by-transaction')
+    // Signed but maybe sent before a crash: it blocks the rewind.
+    expect(ledger.nonces.rewindNextNonce(chainId, address, b)).toBe(false)
     ledger.transactions.markFailed(chainId, tx.hash, 'node refused it')
-    expect(ledger.nonces.releaseNonce(chainId, address, b)).toBe('released')
-    expect(ledger.nonces.releaseNonce(2, address, 0)).toBe('not-last-reserved')
+    expect(ledger.nonces.rewindNextNonce(chainId, address, b)).toBe(true)
+    expect(ledger.nonces.rewindNextNonce(2, address, 0)).toBe(false)
     ledger.close()
   })
 
-  it('two processes reserving at once get disjoint, gap-free nonces', async () => {
+  it('two processes creating the ledger and committing nonces at once: migrated once, the highest kept', async () => {
     // Not created beforehand: both workers may create and migrate it at the same time.
     const path = folder.path()
     const [a, b] = await raceLedgerWorkers<number[]>(
-      'reserve',
+      'commit',
       path,
-      [String(chainId), address, '150'],
-      [String(chainId), address, '150'],
+      [String(chainId), address, '0', '150'],
+      [String(chainId), address, '1', '150'],
     )
-    expect([...a, ...b].sort((x, y) => x - y)).toEqual(Array.from({ length: 300 }, (_, i) => i))
-    for (const list of [a, b]) expect(list).toEqual([...list].sort((x, y) => x - y))
-    // The reservations interleaved (neither got one contiguous block).
-    expect(a.at(-1) as number).toBeGreaterThan((a[0] as number) + a.length - 1)
+    expect([...(a ?? []), ...(b ?? [])].sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 300 }, (_, i) => i),
+    )
     const ledger = openLedger({ path })
     expect(ledger.nonces.peekNextNonce(chainId, address)).toBe(300)
     expect(ledger.database.prepare('SELECT count(*) FROM schema_migrations').pluck().get()).toBe(

@@ -19,7 +19,8 @@ const blockA = bytes32('block A')
 const blockB = bytes32('block B')
 
 async function broadcastIn(ledger: ReturnType<typeof openLedger>): Promise<TransactionRecord> {
-  const nonce = ledger.nonces.reserveNonce(chainId, account.address, 0)
+  const nonce = ledger.nonces.peekNextNonce(chainId, account.address) ?? 0
+  ledger.nonces.commitNonce(chainId, account.address, nonce)
   const raw = await account.signTransaction({
     chainId,
     nonce,
