@@ -124,6 +124,7 @@ export class ServiceTimeoutError extends StockrouteError {
     super({
       code: 'SERVICE_TIMEOUT',
       shortMessage: `${request.method} ${request.path}: no answer within its budget of ${budgetMs} ms after ${attempts} attempt(s)`,
+      remedy: 'check that the service is up and answers quickly (`stockroute doctor`), then try again',
       details: { request, budgetMs, attempts },
       cause,
     })

@@ -20,7 +20,9 @@ export class IntentIdReusedError extends StockrouteError {
     const { intentId, execution, differing } = parameters
     super({
       code: intentIdReusedCode,
-      shortMessage: `${intentIdReusedCode}: intent id ${JSON.stringify(intentId)} was already used for execution ${execution.id} (${execution.state}) with other values of ${differing.map(({ field, problem }) => `${field} (${problem})`).join(', ')}; nothing was executed. Use a new --intent-id for a new trade, or repeat the original trade unchanged to see its execution.`,
+      shortMessage: `intent id ${JSON.stringify(intentId)} was already used for execution ${execution.id} (${execution.state}) with other values of ${differing.map(({ field, problem }) => `${field} (${problem})`).join(', ')}; nothing was executed.`,
+      remedy:
+        'use a new --intent-id for a new trade, or repeat the original trade unchanged to see its execution',
       details: { intentId, executionId: execution.id, differing },
     })
   }

@@ -16,6 +16,7 @@ import { registerStartCommand } from './commands/start.js'
 import { registerStrategiesCommand } from './commands/strategies.js'
 import { registerSwapCommand } from './commands/swap.js'
 import { registerTokensCommand } from './commands/tokens.js'
+import { formatCliError } from './formatCliError.js'
 import { reportUnknownOptionsFirst } from './options.js'
 import { packageVersion } from './packageVersion.js'
 
@@ -56,11 +57,16 @@ export function buildProgram(): Command {
   return program
 }
 
+/**
+ * Runs the command line. An error that ends a command is printed on stderr by
+ * {@link formatCliError} (`error CODE: message`, its meta lines, `fix: remedy`) and exits 1;
+ * commands that exit 2 for a usage or configuration error print it the same way themselves.
+ */
 export async function main(argv: readonly string[]): Promise<void> {
   try {
     await buildProgram().parseAsync([...argv])
   } catch (error) {
-    process.stderr.write(`stockroute: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.stderr.write(`${formatCliError(error)}\n`)
     process.exitCode = 1
   }
 }

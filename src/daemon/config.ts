@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
-import { ConfigError, configFileNotFound } from './configError.js'
+import { ConfigError, configFieldsRemedy, configFileNotFound } from './configError.js'
 import {
   configFileSchema,
   type DaemonConfig,
@@ -16,7 +16,7 @@ import { checkExtraWalletKeys, extraWalletHints, extraWalletNamesOf, isPrivateKe
 
 // The error type and the file's schemas live in files of their own; re-exported here, where every
 // caller already imports from.
-export { ConfigError, configFileNotFound } from './configError.js'
+export { ConfigError, configFieldsRemedy, configFileNotFound } from './configError.js'
 export * from './configFile.js'
 
 /**
@@ -35,6 +35,7 @@ export function readConfigFile(path: string): StockrouteConfigFile {
     throw new ConfigError(
       `${configPath} is invalid:`,
       parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(file)'}: ${issue.message}`),
+      { remedy: configFieldsRemedy },
     )
   }
   const file = parsed.data
@@ -76,6 +77,7 @@ export function readEmbeddedConfig(path: string): Extract<DaemonConfig, { kind: 
     throw new ConfigError(
       `${configPath} is invalid:`,
       parsed.error.issues.map((issue) => `  ${issue.path.join('.') || '(file)'}: ${issue.message}`),
+      { remedy: configFieldsRemedy },
     )
   const file = parsed.data
   return {
@@ -118,7 +120,9 @@ export function loadConfig(path: string, environment: NodeJS.ProcessEnv = proces
       ...extraWalletHints(file.chains, missing),
     ])
   if (!isPrivateKeyText(privateKey)) {
-    throw new ConfigError(`${file.wallet.privateKeyEnv} must be a 0x-prefixed 32-byte hex private key`)
+    throw new ConfigError(`${file.wallet.privateKeyEnv} must be a 0x-prefixed 32-byte hex private key`, [], {
+      remedy: `set ${file.wallet.privateKeyEnv} to the wallet's private key: 0x and 64 hex digits`,
+    })
   }
   const extraWalletKeys = checkExtraWalletKeys(file, privateKey, extraValues)
   return {
@@ -133,6 +137,8 @@ function readJsonFile(configPath: string): unknown {
   try {
     return JSON.parse(readFileSync(configPath, 'utf8'))
   } catch (error) {
-    throw new ConfigError(`${configPath} is not valid JSON: ${(error as Error).message}`)
+    throw new ConfigError(`${configPath} is not valid JSON: ${(error as Error).message}`, [], {
+      remedy: 'fix the JSON syntax at the position given',
+    })
   }
 }

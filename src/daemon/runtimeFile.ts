@@ -56,6 +56,8 @@ export class RuntimeFileError extends StockrouteError {
   constructor(parameters: {
     code: RuntimeFileErrorCode
     shortMessage: string
+    /** What to do, when `shortMessage` does not say it. */
+    remedy?: string | undefined
     details?: Readonly<Record<string, unknown>>
     cause?: unknown
   }) {

@@ -40,7 +40,10 @@ export function startDaemonNotifier(parameters: {
     sinks = resolveNotificationSinks(section, env)
   } catch (error) {
     if (error instanceof NotificationConfigError)
-      throw new ConfigError(error.shortMessage, [...error.metaMessages])
+      throw new ConfigError(error.shortMessage, [...error.metaMessages], {
+        remedy: error.remedy,
+        cause: error,
+      })
     throw error
   }
   // Messages name the asset by its symbol ("300 USDC") rather than by its address.

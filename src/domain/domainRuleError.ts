@@ -1,5 +1,7 @@
 // The error of the unit and market rules (units, tick, lot and quantity rules, spread tables).
 
+import { StockrouteError } from './errors.js'
+
 /** Stable codes of {@link DomainRuleError}. */
 export type DomainRuleErrorCode =
   | 'BAD_DECIMAL'
@@ -19,8 +21,9 @@ export type DomainRuleErrorCode =
 export type DomainRuleErrorDetails = Readonly<Record<string, string | number | boolean | null>>
 
 /**
- * A value broke a unit or market rule. `code` is stable (switch on it), `shortMessage` says what
- * was wrong and how to fix it, `details` carries the values involved as JSON-safe data.
+ * A value broke a unit or market rule: a {@link StockrouteError} whose `code` is stable (switch on
+ * it), whose `shortMessage` says what was wrong and how to fix it, and whose `details` carry the
+ * values involved as JSON-safe data.
  *
  * @example
  * try {
@@ -29,22 +32,20 @@ export type DomainRuleErrorDetails = Readonly<Record<string, string | number | b
  *   if (error instanceof DomainRuleError && error.code === 'BAD_DECIMAL') console.log(error.shortMessage)
  * }
  */
-export class DomainRuleError extends Error {
+export class DomainRuleError extends StockrouteError {
   override name = 'DomainRuleError'
-  readonly code: DomainRuleErrorCode
-  readonly shortMessage: string
-  readonly details: DomainRuleErrorDetails
+  declare readonly code: DomainRuleErrorCode
+  declare readonly details: DomainRuleErrorDetails
 
   constructor(parameters: {
     code: DomainRuleErrorCode
     shortMessage: string
+    /** What to do, when `shortMessage` does not say it (most of them do: "…: use 100 or 200 shares"). */
+    remedy?: string | undefined
     details?: DomainRuleErrorDetails
     cause?: unknown
   }) {
-    const { code, shortMessage, details = {}, cause } = parameters
-    super(shortMessage, cause === undefined ? undefined : { cause })
-    this.code = code
-    this.shortMessage = shortMessage
-    this.details = details
+    const { code, shortMessage, remedy, details = {}, cause } = parameters
+    super({ code, shortMessage, remedy, details, cause })
   }
 }

@@ -7,6 +7,7 @@ import {
   type TypedDataDomain,
   toBytes,
 } from 'viem'
+import { StockrouteError } from './errors.js'
 import { keccak256Fast } from './keccak256Fast.js'
 import { routerQuoteTypes, type SignedQuoteStruct } from './routerQuote.js'
 
@@ -24,8 +25,17 @@ const zeroWord = '0'.repeat(64)
 const oneWord = `${'0'.repeat(63)}1`
 
 /** The router quote's fields are not what its EIP-712 type says (viem's `hashTypedData` throws alike). */
-export class RouterQuoteEncodingError extends Error {
+export class RouterQuoteEncodingError extends StockrouteError {
   override name = 'RouterQuoteEncodingError'
+  declare readonly code: 'QUOTE_ENCODING_INVALID'
+  constructor(shortMessage: string) {
+    super({
+      code: 'QUOTE_ENCODING_INVALID',
+      shortMessage,
+      remedy:
+        'pass the fields of the router quote reply as they came (toSignedQuoteStruct of reply.quote); a quote that cannot be encoded was not signed by the operator',
+    })
+  }
 }
 
 /**

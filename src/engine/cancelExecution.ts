@@ -1,3 +1,4 @@
+import { StockrouteError } from '../domain/errors.js'
 import { type ExecutionRecord, terminalExecutionStates } from '../store/executions.js'
 import type { EngineContext } from './context.js'
 import { EngineError, ExecutionStop } from './errors.js'
@@ -15,9 +16,16 @@ export type CancelOutcome =
       execution: ExecutionRecord
     }
 
-/** Why a cancelled execution's signal was aborted; its message becomes the execution's reason. */
-export class CancelRequest extends Error {
+/**
+ * Why a cancelled execution's signal was aborted; its message (`cancelled: <reason>`, no remedy:
+ * the cancel was asked for) becomes the execution's reason.
+ */
+export class CancelRequest extends StockrouteError {
   override name = 'CancelRequest'
+  declare readonly code: 'EXECUTION_CANCELLED'
+  constructor(shortMessage: string) {
+    super({ code: 'EXECUTION_CANCELLED', shortMessage })
+  }
 }
 
 /**
@@ -87,6 +95,9 @@ export async function cancelExecution(
     throw new EngineError({
       code: 'EXECUTION_NOT_FOUND',
       shortMessage: `There is no execution ${executionId} in the ledger.`,
+      remedy:
+        'check the id (`stockroute executions` lists them) and that this process uses the ledger it was recorded in',
+      details: { executionId },
     })
   const refusal = refusalOf(context, execution)
   if (refusal) return refusal

@@ -212,6 +212,7 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
       throw new EngineError({
         code: 'UNKNOWN_CHAIN',
         shortMessage: `Chain ${chainId} is not configured: configured chains are ${[...chains.keys()].join(', ')}.`,
+        remedy: 'trade on one of the configured chains, or add this one to the configuration\'s "chains"',
         details: { chainId },
       })
     return chain
@@ -275,6 +276,8 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
         throw new EngineError({
           code: 'ENGINE_CLOSED',
           shortMessage: 'The engine is closed: it takes no new intents.',
+          remedy:
+            'submit the intent to an engine that runs (a new createEngine, or the daemon once it is started again)',
         })
       const existing = follow(intent.intentId)
       if (existing) return existing

@@ -33,6 +33,8 @@ export class EngineError extends StockrouteError {
   constructor(parameters: {
     code: EngineErrorCode
     shortMessage: string
+    /** What to do, when `shortMessage` does not say it. */
+    remedy?: string | undefined
     details?: Readonly<Record<string, unknown>>
     metaMessages?: readonly string[]
     cause?: unknown
@@ -42,12 +44,24 @@ export class EngineError extends StockrouteError {
   }
 }
 
+/** Stable codes of {@link ExecutionStop}, one per terminal state it records. */
+export type ExecutionStopCode = 'EXECUTION_REJECTED' | 'EXECUTION_EXPIRED' | 'EXECUTION_FAILED'
+
+const stopCodes = {
+  rejected: 'EXECUTION_REJECTED',
+  expired: 'EXECUTION_EXPIRED',
+  failed: 'EXECUTION_FAILED',
+} as const satisfies Record<ExecutionStop['to'], ExecutionStopCode>
+
 /**
  * Why an execution stops before its execute is broadcast, carried from deep in the pipeline to the
- * one place that records the terminal state (`rejected`, `expired` or `failed`) with `reason`.
+ * one place that records the terminal state (`rejected`, `expired` or `failed`) with `reason`. Its
+ * `shortMessage` and `message` are the reason; it has no remedy of its own (the reason says what
+ * happened, and the execution's end is the answer, not an error of the caller).
  */
-export class ExecutionStop extends Error {
+export class ExecutionStop extends StockrouteError {
   override name = 'ExecutionStop'
+  declare readonly code: ExecutionStopCode
   /** The quote that arrived before the stop, not yet written: it is stored with the stop, in one commit. */
   readonly quoted: PendingQuote | undefined
   constructor(
@@ -55,7 +69,7 @@ export class ExecutionStop extends Error {
     readonly reason: string,
     options?: { cause?: unknown; quoted?: PendingQuote | undefined },
   ) {
-    super(reason, options?.cause === undefined ? undefined : { cause: options.cause })
+    super({ code: stopCodes[to], shortMessage: reason, cause: options?.cause })
     this.quoted = options?.quoted
   }
 }

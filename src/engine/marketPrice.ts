@@ -23,6 +23,7 @@ export function serviceMarketPrice(service: ServiceClient): MarketPriceSource {
       throw new EngineError({
         code: 'INVALID_INTENT',
         shortMessage: `The market price of ${instrument.marketSymbol} (${quote.close}) cannot be used: it has more than 8 decimals.`,
+        remedy: 'try again later; if the service keeps sending such prices, report it to the service',
       })
     return quote.prices.close
   }

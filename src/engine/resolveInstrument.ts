@@ -38,6 +38,7 @@ async function lookUp(
     throw new EngineError({
       code: 'INVALID_INTENT',
       shortMessage: `${ticker} on exchange ${exchange} is not active on chain ${chainId}: it cannot be traded there now.`,
+      remedy: `trade it on a chain where it is active (\`stockroute tokens --chain ID\` lists them), or wait until it is active on chain ${chainId} again`,
       details: { ticker, exchange, chainId },
     })
   return {

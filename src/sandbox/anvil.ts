@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { StockrouteError } from '../domain/errors.js'
 
 export type AnvilInstance = {
   chainId: number
@@ -24,8 +25,22 @@ export type StartAnvilParameters = {
   signal?: AbortSignal
 }
 
-export class AnvilStartError extends Error {
+/** Stable codes of {@link AnvilStartError}. */
+export type AnvilStartErrorCode = 'ANVIL_NOT_FOUND' | 'ANVIL_START_FAILED'
+
+/** An anvil chain could not be started: its binary is missing, or it did not come up listening. */
+export class AnvilStartError extends StockrouteError {
   override name = 'AnvilStartError'
+  declare readonly code: AnvilStartErrorCode
+  constructor(parameters: {
+    code: AnvilStartErrorCode
+    shortMessage: string
+    remedy?: string | undefined
+    metaMessages?: readonly string[]
+    cause?: unknown
+  }) {
+    super(parameters)
+  }
 }
 
 const running = new Set<ChildProcess>()
@@ -107,7 +122,15 @@ function waitForListening(child: ChildProcess, timeoutMs: number, signal?: Abort
   return new Promise((resolve, reject) => {
     let output = ''
     const timer = setTimeout(
-      () => fail(new AnvilStartError(`anvil did not start within ${timeoutMs} ms`)),
+      () =>
+        fail(
+          new AnvilStartError({
+            code: 'ANVIL_START_FAILED',
+            shortMessage: `anvil did not start within ${timeoutMs} ms`,
+            remedy:
+              'check that the anvil binary (ANVIL_BIN, else the one @foundry-rs/anvil installs) runs here with --version and is not starved of CPU, or allow it more time (startTimeoutMs)',
+          }),
+        ),
       timeoutMs,
     )
     const onAbort = () => fail(signal?.reason ?? new Error('aborted'))
@@ -118,8 +141,24 @@ function waitForListening(child: ChildProcess, timeoutMs: number, signal?: Abort
       if (match?.[1]) done(() => resolve(Number(match[1])))
     }
     const onExit = (code: number | null) =>
-      fail(new AnvilStartError(`anvil exited with code ${code} before listening:\n${output.slice(-2000)}`))
-    const onError = (error: Error) => fail(new AnvilStartError(`could not run anvil: ${error.message}`))
+      fail(
+        new AnvilStartError({
+          code: 'ANVIL_START_FAILED',
+          shortMessage: `anvil exited with code ${code} before listening:`,
+          metaMessages: [output.slice(-2000)],
+          remedy:
+            "read anvil's output above: a port in use (choose another, or 0 for a free one) and a wrong ANVIL_BIN are the usual causes",
+        }),
+      )
+    const onError = (error: Error) =>
+      fail(
+        new AnvilStartError({
+          code: 'ANVIL_START_FAILED',
+          shortMessage: `could not run anvil: ${error.message}`,
+          remedy: 'run `npm install` (it installs anvil), or set ANVIL_BIN to an anvil executable',
+          cause: error,
+        }),
+      )
     child.stdout?.on('data', onData)
     child.stderr?.on('data', onData)
     child.once('exit', onExit)
@@ -152,10 +191,12 @@ export function anvilBinary(): string {
   } catch {
     // fall through to the explanation below
   }
-  throw new AnvilStartError(
-    `anvil binary not found: ${platformPackage} is not installed. Run \`npm install\` (its postinstall must be ` +
+  throw new AnvilStartError({
+    code: 'ANVIL_NOT_FOUND',
+    shortMessage:
+      `anvil binary not found: ${platformPackage} is not installed. Run \`npm install\` (its postinstall must be ` +
       'allowed in package.json "allowScripts"), or set ANVIL_BIN to an anvil executable.',
-  )
+  })
 }
 
 /**

@@ -8,6 +8,7 @@ import {
 } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { type Address, type Hex, keccak256, parseTransaction } from 'viem'
+import { StockrouteError } from '../domain/errors.js'
 import { seededRandom } from './seededRandom.js'
 
 // A loopback HTTP proxy in front of one JSON-RPC endpoint (an anvil chain) that injects the faults a
@@ -99,9 +100,25 @@ export type RpcFaultProxy = {
   stop(): Promise<void>
 }
 
-/** Bad parameters for the proxy (an invalid rate, range or upstream URL). */
-export class RpcFaultProxyError extends Error {
+/** Stable codes of {@link RpcFaultProxyError}. */
+export type RpcFaultProxyErrorCode = 'RPC_FAULT_PROXY_BAD_PARAMETER' | 'RPC_FAULT_PROXY_LISTEN_FAILED'
+
+/** Bad parameters for the proxy (an invalid rate, range or upstream URL), or a port it cannot listen on. */
+export class RpcFaultProxyError extends StockrouteError {
   override name = 'RpcFaultProxyError'
+  declare readonly code: RpcFaultProxyErrorCode
+  constructor(
+    shortMessage: string,
+    options: { code?: RpcFaultProxyErrorCode; remedy?: string; cause?: unknown } = {},
+  ) {
+    const { code = 'RPC_FAULT_PROXY_BAD_PARAMETER', remedy, cause } = options
+    super({
+      code,
+      shortMessage,
+      remedy: remedy ?? 'pass the value the message asks for (see RpcFaults in src/sandbox/rpcFaultProxy.ts)',
+      cause,
+    })
+  }
 }
 
 /** Largest request body forwarded (anvil's own limit is far above any real call). */
@@ -271,6 +288,11 @@ export async function startRpcFaultProxy(parameters: StartRpcFaultProxyParameter
       reject(
         new RpcFaultProxyError(
           `rpcFaultProxy cannot listen on 127.0.0.1:${parameters.port ?? 0}: ${error.message}`,
+          {
+            code: 'RPC_FAULT_PROXY_LISTEN_FAILED',
+            remedy: 'choose a free port, or 0 to let the system pick one',
+            cause: error,
+          },
         ),
       ),
     )

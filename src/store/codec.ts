@@ -31,10 +31,18 @@ export class LedgerInputError extends StockrouteError {
     super({
       code,
       shortMessage: `${field} ${describe(value)} ${problem}`,
+      remedy: ledgerInputRemedies[code],
       details: { field, value: describe(value) },
     })
     this.code = code
   }
+}
+
+const ledgerInputRemedies: Readonly<Record<LedgerInputErrorCode, string>> = {
+  BAD_LEDGER_INPUT:
+    'pass the value the message asks for; when stockroute itself passed it, report it as a bug, with the log',
+  CORRUPT_LEDGER_VALUE:
+    'the ledger holds a value stockroute does not write: restore the file from a backup, or report it with a copy of the file',
 }
 
 function describe(value: unknown): string {

@@ -98,6 +98,8 @@ export class ExecutionStateError extends StockrouteError {
   constructor(parameters: {
     code: ExecutionStateErrorCode
     shortMessage: string
+    /** What to do, when `shortMessage` does not say it. */
+    remedy?: string | undefined
     details: Readonly<Record<string, unknown>>
   }) {
     super(parameters)

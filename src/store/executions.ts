@@ -326,6 +326,8 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
         throw new ExecutionStateError({
           code: 'ILLEGAL_TRANSITION',
           shortMessage: `Execution ${executionId} cannot move from ${from} to ${to}: from ${from} the allowed moves are ${allowed.length > 0 ? allowed.join(', ') : 'none (it is terminal)'}.`,
+          remedy:
+            'move it only along the allowed moves (executionTransitions in src/store/executionStates.ts)',
           details: { executionId, from, to, allowed },
         })
       }

@@ -302,6 +302,8 @@ export function createFillsRepository(
         throw new FillRecordError({
           code: 'FILL_CONFLICT',
           shortMessage: `Fill ${row.tx_hash}#${row.log_index} on chain ${row.chain_id} is already stored with different ${differing.join(', ')}: one decoding of that log is wrong. Nothing was changed.`,
+          remedy:
+            "compare both with the chain's QuoteExecuted log of that transaction and report which decoding differs (the ledger keeps the first)",
           details: { chainId: row.chain_id, txHash: row.tx_hash, logIndex: row.log_index, differing },
         })
       const sameBlock =

@@ -33,6 +33,8 @@ export class LedgerError extends StockrouteError {
   constructor(parameters: {
     code: LedgerErrorCode
     shortMessage: string
+    /** What to do, when `shortMessage` does not say it. */
+    remedy?: string | undefined
     details: Readonly<Record<string, unknown>>
     metaMessages?: readonly string[]
     cause?: unknown

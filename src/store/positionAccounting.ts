@@ -125,6 +125,8 @@ export class PositionError extends StockrouteError {
   constructor(parameters: {
     code: PositionErrorCode
     shortMessage: string
+    /** What to do, when `shortMessage` does not say it. */
+    remedy?: string | undefined
     details: Readonly<Record<string, unknown>>
   }) {
     super(parameters)

@@ -166,6 +166,7 @@ export function createPositionsRepository(context: RepositoryContext): Positions
       throw new PositionError({
         code: 'NO_POSITION',
         shortMessage: `No position in ${tokenAddress} on chain ${chainId} to lock tokens of.`,
+        remedy: 'lock tokens only of a position the ledger holds: record its fills (or a transfer in) first',
         details: { chainId, tokenAddress },
       })
     return recordOfRow(selectOne.get(chainId, tokenAddress) as PositionRow)

@@ -126,6 +126,8 @@ export function migrate(
       throw new LedgerError({
         code: 'LEDGER_MIGRATION_FAILED',
         shortMessage: `Migration ${migration.version} "${migration.name}" of the ledger ${path} failed and was rolled back (the file stays at version ${version}): ${(error as Error).message}`,
+        remedy:
+          'fix what the message names (free disk space, a writable file) and start again; if it persists, keep a copy of the ledger and report it',
         details: { path, version: migration.version, name: migration.name },
         cause: error,
       })

@@ -114,6 +114,8 @@ export class TransactionRecordError extends StockrouteError {
   constructor(parameters: {
     code: TransactionRecordErrorCode
     shortMessage: string
+    /** What to do, when `shortMessage` does not say it. */
+    remedy?: string | undefined
     details: Readonly<Record<string, unknown>>
   }) {
     super(parameters)

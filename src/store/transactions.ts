@@ -272,6 +272,8 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
         throw new TransactionRecordError({
           code: 'BAD_REPLACEMENT',
           shortMessage: `Transaction ${hash} cannot replace ${replaces}: a replacement needs a signed or broadcast transaction of the same chain, sender and nonce (found ${replaced ? `${replaced.status}, nonce ${replaced.nonce}` : 'none'}).`,
+          remedy:
+            'replace only a signed or broadcast transaction, at its own nonce; store anything else as a new transaction',
           details: { chainId, hash, replaces, found: replaced ? toRecord(replaced) : null },
         })
       replacesId = replaced.id
@@ -331,6 +333,8 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
       throw new TransactionRecordError({
         code: 'ILLEGAL_TRANSACTION_STATUS',
         shortMessage: `Transaction ${hash} on chain ${chainId} is ${row.status}, not mined: only a mined transaction can be taken back by a reorg.`,
+        remedy:
+          'mark it unmined only after it was marked mined; a transaction never mined needs no reorg handling',
         details: { chainId, hash, status: row.status },
       })
     setUnmined.run(reason, now(), row.id)
@@ -343,6 +347,7 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
       throw new TransactionRecordError({
         code: 'ILLEGAL_TRANSACTION_STATUS',
         shortMessage: `Transaction ${hash} on chain ${chainId} is mined in block ${row.block_number}: it cannot be dropped.`,
+        remedy: 'if a reorg took its block away, mark it unmined first; otherwise it stays mined',
         details: { chainId, hash, status: row.status },
       })
     if (row.status !== 'dropped' && row.status !== 'failed') setStatus.run('dropped', reason, now(), row.id)

@@ -20,6 +20,8 @@ export class TransactionManagerError extends StockrouteError {
   constructor(parameters: {
     code: TransactionManagerErrorCode
     shortMessage: string
+    /** What to do, when `shortMessage` does not say it. */
+    remedy?: string | undefined
     details?: Readonly<Record<string, unknown>>
   }) {
     super(parameters)

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generatePrivateKey } from 'viem/accounts'
 import { afterAll, describe, expect, it } from 'vitest'
+import { configFieldsRemedy } from '../../src/daemon/config.js'
 import { runStockroute } from '../helpers/processes.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 
@@ -86,7 +87,7 @@ describe('stockroute config check', () => {
     const run = await runStockroute(['config', 'check', '--config', path])
     expect(run.code).toBe(2)
     expect(run.stderr).toMatch(
-      /^chains\[0\]\.extraWallets\[0\]: STOCKROUTE_WALLET_2_KEY holds the same private key as STOCKROUTE_PRIVATE_KEY \(the main wallet, wallet\.privateKeyEnv\)/,
+      /^error CONFIG_INVALID: chains\[0\]\.extraWallets\[0\]: STOCKROUTE_WALLET_2_KEY holds the same private key as STOCKROUTE_PRIVATE_KEY \(the main wallet, wallet\.privateKeyEnv\)/,
     )
     expect(run.stderr).not.toContain(mainKey.slice(2))
   })
@@ -112,19 +113,27 @@ describe('stockroute config check: file-level mistakes', () => {
     )
   })
 
-  it('a config file that does not exist: exit 2, saying what to pass and how to make one', async () => {
+  it('a config file that does not exist: exit 2 (config check) or 1, the code, the message, how to make one, the fix', async () => {
     const missing = join(folder, 'nowhere', 'stockroute.json')
-    for (const args of [
-      ['config', 'check', '--config', missing],
-      ['positions', '--config', missing],
-    ]) {
+    for (const [args, code] of [
+      [['config', 'check', '--config', missing], 2],
+      [['positions', '--config', missing], 1],
+    ] as const) {
       const run = await runStockroute(args)
-      expect(run.code, args.join(' ')).not.toBe(0)
-      expect(run.stderr).toContain(`config file not found: ${missing}\n`)
-      expect(run.stderr).toContain(
-        'pass --config FILE (the default is stockroute.json in the current folder)',
+      expect(run.code, args.join(' ')).toBe(code)
+      expect(run.stdout).toBe('')
+      // error CODE: message, the message's own lines (indented), then what to do.
+      expect(run.stderr).toBe(
+        [
+          `error CONFIG_INVALID: config file not found: ${missing}`,
+          '  pass --config FILE (the default is stockroute.json in the current folder). To make one:',
+          '  `stockroute sandbox --write-config DIR` writes DIR/stockroute.json and DIR/.env for the local sandbox;',
+          "  copy config/example.service.json (and .env.example) from stockroute's folder for a real service;",
+          '  or run `stockroute start` with no --config: it runs the embedded demo (config/default.json)',
+          'fix: pass --config with the path of an existing stockroute.json, or make one as above (`stockroute sandbox --write-config DIR` is the quickest)',
+          '',
+        ].join('\n'),
       )
-      expect(run.stderr).toContain('`stockroute sandbox --write-config DIR` writes DIR/stockroute.json')
     }
   })
 })
@@ -147,7 +156,7 @@ describe("stockroute config check: strategies' lots and ticks", () => {
     const run = await runStockroute(['config', 'check', '--config', bad])
     expect(run.code).toBe(2)
     expect(run.stderr).toBe(
-      `${bad} is invalid:\n  strategies.0.amountIn: 50 shares is not a whole number of lots of 100 (HKEX board lot of 0700): use 100\n`,
+      `error CONFIG_INVALID: ${bad} is invalid:\n  strategies.0.amountIn: 50 shares is not a whole number of lots of 100 (HKEX board lot of 0700): use 100\nfix: ${configFieldsRemedy}\n`,
     )
     const good = write(
       'embedded-lot',
@@ -202,7 +211,7 @@ describe("stockroute config check: strategies' lots and ticks", () => {
     const run = await runStockroute(['config', 'check', '--config', bad])
     expect(run.code).toBe(2)
     expect(run.stderr).toBe(
-      `${bad} is invalid:\n  strategies.0.amountIn: 50 shares is not a whole number of lots of 100 (HKEX board lot of 0700): use 100\n`,
+      `error CONFIG_INVALID: ${bad} is invalid:\n  strategies.0.amountIn: 50 shares is not a whole number of lots of 100 (HKEX board lot of 0700): use 100\nfix: ${configFieldsRemedy}\n`,
     )
     const good = write('service-lot', config('300'), secrets)
     const ok = await runStockroute(['config', 'check', '--config', good, '--json'])

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
 import { describe, expect, it } from 'vitest'
+import { checkLoadedConfig } from '../../src/cli/doctor/index.js'
 import { loadConfig, loadDaemonConfig, readConfigFile } from '../../src/daemon/config.js'
-import { checkLoadedConfig } from '../../src/daemon/doctor/index.js'
 import { repoRoot } from '../helpers/processes.js'
 
 describe('config/example.service.json and .env.example', () => {

@@ -170,7 +170,7 @@ describe.concurrent('bad input', () => {
     [['market', '--market', 'hkex', '--symbols', '0700,,9988'], /item 2 is empty/],
     [
       ['market', '--market', 'usex', '--symbols', 'AAPL', '--info'],
-      /^stockroute: --info applies to hkex and krex/,
+      /^error INVALID_OPTIONS: --info applies to hkex and krex .*\nfix: leave out --info for usex\n$/,
     ],
   ])('%j is refused with a clear message', async (args, message) => {
     const run = await stockroute(...args)
@@ -186,11 +186,11 @@ describe.concurrent('bad input', () => {
     ])
     expect(unknownChain.code).toBe(1)
     expect(unknownChain.stderr).toMatch(
-      /^stockroute: GET \/api\/v1\/chains\/5\/tokens failed with 404 .*not a served chain/,
+      /^error SERVICE_NOT_FOUND: GET \/api\/v1\/chains\/5\/tokens failed with 404 .*not a served chain/,
     )
     expect(mixedMarkets.code).toBe(1)
     expect(mixedMarkets.stderr).toMatch(
-      /^stockroute: GET \/market\/v1\/tickers\/quotes failed with 400 .*"AAPL" \(usex\)/,
+      /^error SERVICE_BAD_REQUEST: GET \/market\/v1\/tickers\/quotes failed with 400 .*"AAPL" \(usex\)/,
     )
     for (const run of [unknownChain, mixedMarkets]) expect(run.stderr).not.toMatch(/\n\s+at /)
   })

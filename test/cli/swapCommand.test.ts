@@ -295,7 +295,7 @@ describe('stockroute swap', () => {
     )
     expect(run.code).toBe(1)
     expect(run.stderr).toMatch(
-      /^stockroute: Intent "cli-[0-9a-f-]{36}": Quantity 150 is not a multiple of the lot size 200/m,
+      /^error INVALID_INTENT: Intent "cli-[0-9a-f-]{36}": Quantity 150 is not a multiple of the lot size 200/m,
     )
     expect(service().context.quotes.size).toBe(quotes)
   })

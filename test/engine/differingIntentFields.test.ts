@@ -43,8 +43,9 @@ describe('differingIntentFields', () => {
     }
     expect(thrown).toBeInstanceOf(IntentIdReusedError)
     expect(thrown).toMatchObject({ code: 'INTENT_ID_REUSED' })
-    expect((thrown as Error).message).toMatch(
-      /^INTENT_ID_REUSED: intent id "buy-1" was already used for execution 7 \(confirmed\) with other values of amountIn \(was "1000", now "2000"\), limitPrice \(was none, now "230"\); nothing was executed/,
+    expect((thrown as IntentIdReusedError).shortMessage).toMatch(
+      /^intent id "buy-1" was already used for execution 7 \(confirmed\) with other values of amountIn \(was "1000", now "2000"\), limitPrice \(was none, now "230"\); nothing was executed/,
     )
+    expect((thrown as IntentIdReusedError).remedy).toMatch(/^use a new --intent-id for a new trade/)
   })
 })

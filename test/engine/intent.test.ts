@@ -108,7 +108,13 @@ describe('engine.submit', () => {
           side: 'buy',
           amountIn: '1',
         }),
-      ).rejects.toThrow(/^Chain 999 is not configured: configured chains are \d+, \d+\.$/)
+      ).rejects.toMatchObject({
+        code: 'UNKNOWN_CHAIN',
+        shortMessage: expect.stringMatching(
+          /^Chain 999 is not configured: configured chains are \d+, \d+\.$/,
+        ),
+        remedy: expect.stringMatching(/^trade on one of the configured chains/),
+      })
       await expect(
         test.engine.execute({
           intentId: 'unknown',

@@ -2,11 +2,11 @@ import type { Command } from 'commander'
 import { createServiceClient } from '../../api/createServiceClient.js'
 import {
   ConfigError,
+  configFieldsRemedy,
   type DaemonConfig,
   loadDaemonConfig,
   type StockrouteConfig,
 } from '../../daemon/config.js'
-import { serviceTickerRules } from '../../daemon/doctor/index.js'
 import {
   checkStrategyMarketRules,
   type ParsedStrategyConfig,
@@ -14,6 +14,8 @@ import {
   type TickerRulesLookup,
 } from '../../strategy/checkStrategyMarketRules.js'
 import { catalogueTickerRules } from '../catalogueTickerRules.js'
+import { serviceTickerRules } from '../doctor/index.js'
+import { formatCliError } from '../formatCliError.js'
 
 /** Per ticker info call of `config check`, ms: a check should answer quickly, and says when it could not. */
 const tickerInfoBudgetMs = 3_000
@@ -45,7 +47,7 @@ export function registerConfigCommand(program: Command) {
         daemonConfig = loadDaemonConfig(options.config)
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error
-        process.stderr.write(`${error.message}\n`)
+        process.stderr.write(`${formatCliError(error)}\n`)
         process.exitCode = 2
         return
       }
@@ -54,9 +56,9 @@ export function registerConfigCommand(program: Command) {
       if (rules.report.problems.length > 0) {
         const configPath =
           daemonConfig.kind === 'embedded' ? daemonConfig.configPath : daemonConfig.config.configPath
-        process.stderr.write(
-          `${configPath} is invalid:\n${rules.report.problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}\n`,
-        )
+        const problems = rules.report.problems.map((p) => `  ${p.path}: ${p.message}`)
+        const error = new ConfigError(`${configPath} is invalid:`, problems, { remedy: configFieldsRemedy })
+        process.stderr.write(`${formatCliError(error)}\n`)
         process.exitCode = 2
         return
       }

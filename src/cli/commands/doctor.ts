@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { type DoctorReport, loadDoctorConfig, runDoctor } from '../../daemon/doctor/index.js'
+import { type DoctorReport, loadDoctorConfig, runDoctor } from '../doctor/index.js'
 import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { parsePositiveInteger } from '../options.js'

@@ -8,6 +8,7 @@ import {
   executionDetailSchema,
   executionPageSchema,
 } from '../../daemon/swapApi/index.js'
+import { StockrouteError } from '../../domain/errors.js'
 import { type ExecutionState, executionStates, openLedger } from '../../store/index.js'
 import { DaemonClientError } from '../daemon/daemonClientError.js'
 import { announcePath, findDaemon, requireDaemon } from '../daemon/findDaemon.js'
@@ -193,9 +194,12 @@ function readDetail(ledgerPath: string, id: number): ExecutionDetailView {
   return withReadonlyLedger(ledgerPath, (ledger) => {
     const execution = ledger.executions.getExecution(id)
     if (!execution)
-      throw new Error(
-        `There is no execution ${id} in ${ledgerPath}: list them with \`stockroute executions\`.`,
-      )
+      throw new StockrouteError({
+        code: 'EXECUTION_NOT_FOUND',
+        shortMessage: `There is no execution ${id} in ${ledgerPath}.`,
+        remedy:
+          'list them with `stockroute executions`, and check that --config names the ledger it was recorded in',
+      })
     return toExecutionDetailView({
       execution,
       events: ledger.executions.listExecutionEvents(id),

@@ -4,6 +4,7 @@ import { getMarketQuotes } from '../../api/actions/getMarketQuotes.js'
 import { getSpreadTables } from '../../api/actions/getSpreadTables.js'
 import { getTickerInfo } from '../../api/actions/getTickerInfo.js'
 import type { ServiceClient } from '../../api/createServiceClient.js'
+import { StockrouteError } from '../../domain/errors.js'
 import type { MarketCode } from '../../domain/markets.js'
 import { type SpreadTableMarket, type SpreadTables, spreadTablesByMarket } from '../../domain/spreadTables.js'
 import { tickSize } from '../../domain/tickRules.js'
@@ -65,9 +66,11 @@ export function registerMarketCommand(program: Command) {
     .action(async (options: MarketOptions) => {
       const { market } = options
       if (options.info && market !== 'hkex' && market !== 'krex')
-        throw new InvalidArgumentError(
-          `--info applies to hkex and krex (lots and price bands); ${market} stocks trade in lots of 1 at a tick of 0.01`,
-        )
+        throw new StockrouteError({
+          code: 'INVALID_OPTIONS',
+          shortMessage: `--info applies to hkex and krex (lots and price bands); ${market} stocks trade in lots of 1 at a tick of 0.01`,
+          remedy: `leave out --info for ${market}`,
+        })
       const { client } = serviceClientFromConfig(options.config)
       const rows = await withInterrupt(async (signal) => {
         const quotes = await getMarketQuotes(client, { symbols: options.symbols, market }, { signal })

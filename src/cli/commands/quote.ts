@@ -4,6 +4,7 @@ import { getChains } from '../../api/actions/getChains.js'
 import { type GetRouterQuoteReturnType, getRouterQuote } from '../../api/actions/getRouterQuote.js'
 import type { ServiceClient } from '../../api/createServiceClient.js'
 import { decimalsOfTokenKind } from '../../api/tokenQuantity.js'
+import { ChainRpcError } from '../../chain/errors.js'
 import type { StockrouteConfig } from '../../daemon/config.js'
 import { StockrouteError } from '../../domain/errors.js'
 import { assetDecimalsOf } from '../../domain/units.js'
@@ -50,9 +51,11 @@ async function runQuote(options: QuoteOptions) {
     const { chains } = await getChains(client, {}, { signal })
     const chain = chains.find((candidate) => candidate.chainId === options.chain)
     if (!chain) {
-      throw new Error(
-        `chain ${options.chain} is not served by ${client.baseUrl}; chains: ${chains.map((c) => c.chainId).join(', ')}`,
-      )
+      throw new StockrouteError({
+        code: 'UNKNOWN_CHAIN',
+        shortMessage: `chain ${options.chain} is not served by ${client.baseUrl}; chains: ${chains.map((c) => c.chainId).join(', ')}`,
+        remedy: 'pass --chain with one of the chains served (`stockroute chains` lists them)',
+      })
     }
     const asset = chain.defaultAssetAddress
     if (!asset) {
@@ -62,7 +65,7 @@ async function runQuote(options: QuoteOptions) {
     }
     // The reply carries no decimals: the asset's are read from the chain (configured RPC first).
     const rpcUrl = config.chains.find((c) => c.chainId === chain.chainId)?.rpcUrl ?? chain.rpcUrl
-    const decimalsOf = (token: Address) => readDecimals(rpcUrl, token, signal)
+    const decimalsOf = (token: Address) => readDecimals(rpcUrl, chain.chainId, token, signal)
     const [previewed, defaultAssetDecimals] = await Promise.all([
       previewQuote(config, client, options, signal),
       decimalsOf(asset),
@@ -286,16 +289,22 @@ function describeQuote(result: GetRouterQuoteReturnType, asset: { symbol: string
   return { formatted, lines }
 }
 
-/** The ERC-20 decimals of `token`, read from the chain. */
-async function readDecimals(rpcUrl: string, token: Address, signal: AbortSignal): Promise<number> {
+/**
+ * The ERC-20 decimals of `token`, read from the chain. A failed read is a {@link ChainRpcError},
+ * whose message leaves the RPC URL out (it often carries a provider key).
+ */
+async function readDecimals(
+  rpcUrl: string,
+  chainId: number,
+  token: Address,
+  signal: AbortSignal,
+): Promise<number> {
   const client = createPublicClient({ transport: http(rpcUrl, { fetchOptions: { signal }, retryCount: 1 }) })
+  let decimals: number
   try {
-    const decimals = await client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' })
-    return assetDecimalsOf(decimals)
+    decimals = await client.readContract({ address: token, abi: erc20Abi, functionName: 'decimals' })
   } catch (error) {
-    throw new Error(
-      `could not read the decimals of asset ${token} from ${rpcUrl}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
-      { cause: error },
-    )
+    throw new ChainRpcError({ chainId, action: `reading the decimals of asset ${token}`, cause: error })
   }
+  return assetDecimalsOf(decimals)
 }

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import { type Command, type CommanderError, InvalidArgumentError } from 'commander'
+import { StockrouteError } from '../../domain/errors.js'
 import {
   availableReports,
   csvTargetsOf,
@@ -17,6 +18,7 @@ import { openLedger } from '../../store/index.js'
 import { configFxRates } from '../configFxRates.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { fetchMarketPriceBook, type PriceSource } from '../fetchMarketPriceBook.js'
+import { formatCliError } from '../formatCliError.js'
 import { parsePositiveInteger } from '../options.js'
 import { parseStrategyOption } from '../parseStrategyOption.js'
 import { parseTimeOption } from '../parseTimeOption.js'
@@ -102,15 +104,19 @@ export function registerReportCommand(program: Command) {
         await runReportCommand(name, options)
       } catch (error) {
         if (!(error instanceof ReportUsageError)) throw error
-        process.stderr.write(`stockroute report: ${error.message}\n`)
+        process.stderr.write(`${formatCliError(error)}\n`)
         process.exitCode = usageExitCode
       }
     })
 }
 
 /** A report command line that cannot be run as written: exit code 2. */
-class ReportUsageError extends Error {
+class ReportUsageError extends StockrouteError {
   override name = 'ReportUsageError'
+  declare readonly code: 'INVALID_OPTIONS'
+  constructor(shortMessage: string, remedy?: string) {
+    super({ code: 'INVALID_OPTIONS', shortMessage, remedy })
+  }
 }
 
 /** The reports that value open positions at a price (unrealized PnL). */
@@ -120,6 +126,7 @@ async function runReportCommand(name: string, options: ReportOptions): Promise<v
   if (options.since && options.until && options.since.getTime() >= options.until.getTime())
     throw new ReportUsageError(
       `--since (${options.since.toISOString()}) must be before --until (${options.until.toISOString()}): the window is empty`,
+      'give a --since earlier than --until, or leave one of them out',
     )
   if (options.json && options.csv === '-')
     throw new ReportUsageError(
@@ -166,6 +173,7 @@ function onlyTable(report: Report, key: string): Report {
   if (!table)
     throw new ReportUsageError(
       `the ${report.name} report has no table "${key}": its tables are ${report.tables.map((candidate) => candidate.key).join(', ')}`,
+      'pass one of those keys to --table, or leave --table out for every table',
     )
   return { ...report, tables: [table] }
 }

@@ -4,6 +4,7 @@ import { ConfigError, loadDaemonConfig } from '../../daemon/config.js'
 import { unfinishedLeftByEmbeddedRun } from '../../daemon/embeddedSandbox.js'
 import { type DaemonReport, startDaemon } from '../../daemon/startDaemon.js'
 import { plural } from '../../domain/plural.js'
+import { formatCliError } from '../formatCliError.js'
 import { parsePositiveInteger } from '../options.js'
 import { listenForShutdownSignals } from '../shutdown.js'
 
@@ -42,7 +43,7 @@ export function registerStartCommand(program: Command) {
         config = loadDaemonConfig(options.config)
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error
-        process.stderr.write(`${error.message}\n`)
+        process.stderr.write(`${formatCliError(error)}\n`)
         process.exitCode = 2
         return
       }

@@ -1,4 +1,4 @@
-// `stockroute doctor` as a library: each check is a function the daemon can reuse (e.g. at start).
+// `stockroute doctor` as a library: each check is a function of its own; runDoctor runs them all.
 export {
   type ChainCheckOptions,
   type ChainCheckParameters,

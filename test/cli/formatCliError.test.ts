@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest'
+import { formatCliError } from '../../src/cli/formatCliError.js'
+import { configFileNotFound } from '../../src/daemon/config.js'
+import { StockrouteError } from '../../src/domain/errors.js'
+
+describe('formatCliError', () => {
+  it('a stockroute error: "error CODE: message", its meta lines indented, "fix: remedy" last', () => {
+    const error = new StockrouteError({
+      code: 'LEDGER_IN_USE',
+      shortMessage: 'The ledger x.sqlite is in use by process 7',
+      metaMessages: ['Reports work while it runs.', '  already indented', 'two\nlines'],
+      remedy: 'stop that process, or go through its control API',
+      details: { secret: 'never printed' },
+      cause: new Error('never printed either'),
+    })
+    expect(formatCliError(error)).toBe(
+      [
+        'error LEDGER_IN_USE: The ledger x.sqlite is in use by process 7',
+        '  Reports work while it runs.',
+        '  already indented',
+        '  two',
+        '  lines',
+        'fix: stop that process, or go through its control API',
+      ].join('\n'),
+    )
+  })
+
+  it('no fix line when the short message says what to do already', () => {
+    const error = new StockrouteError({
+      code: 'SERVICE_UNREACHABLE',
+      shortMessage: 'GET /x: refused; check service.baseUrl',
+    })
+    expect(formatCliError(error)).toBe('error SERVICE_UNREACHABLE: GET /x: refused; check service.baseUrl')
+  })
+
+  it('a missing config file: the code, the message, the ways to make one and the fix', () => {
+    const lines = formatCliError(configFileNotFound('/srv/stockroute.json')).split('\n')
+    expect(lines[0]).toBe('error CONFIG_INVALID: config file not found: /srv/stockroute.json')
+    expect(lines[1]).toMatch(/^ {2}pass --config FILE/)
+    expect(lines.at(-1)).toMatch(/^fix: pass --config with the path of an existing stockroute\.json/)
+  })
+
+  it('any other error keeps its old form: "stockroute: message"', () => {
+    expect(formatCliError(new Error('interrupted'))).toBe('stockroute: interrupted')
+    expect(formatCliError('text')).toBe('stockroute: text')
+  })
+})
