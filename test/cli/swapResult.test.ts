@@ -1,12 +1,17 @@
 import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hex, keccak256 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
+import { swapOutcomeOf } from '../../src/cli/commands/swapOutcome.js'
 import { describeSwap, swapResult } from '../../src/cli/commands/swapResult.js'
+import { swapOutcomeOfView } from '../../src/cli/daemon/swapOutcomeOfView.js'
+import { swapExecutionSchema } from '../../src/daemon/swapApi/index.js'
+import { toSwapExecutionView } from '../../src/daemon/swapApi/swapExecutionView.js'
 import { defaultFxRates } from '../../src/domain/quotePrice.js'
 import type { ExecutionOutcome } from '../../src/engine/index.js'
 import type { ExecutionRecord, FillRecord, TransactionRecord } from '../../src/store/index.js'
 
-// What `stockroute swap` prints of an outcome, from records shaped as the ledger returns them.
+// What `stockroute swap` prints of an outcome, from records shaped as the ledger returns them; and
+// the same result when the outcome comes through the control API (a swap through the daemon).
 
 const stock = '0x00000000000000000000000000000000000000a1' as Address
 const usdt = '0x00000000000000000000000000000000000000b2' as Address
@@ -70,6 +75,15 @@ function fill(overrides: Partial<FillRecord>): FillRecord {
   }
 }
 
+/**
+ * The outcome as `stockroute swap` reads it through a daemon: the daemon's `GET /v1/swaps/:id` view,
+ * as JSON on the wire, parsed with the shared schema on the CLI's side. No ledger record crosses.
+ */
+function throughControlApi(outcome: ExecutionOutcome) {
+  const wire = JSON.parse(JSON.stringify(toSwapExecutionView(outcome)))
+  return swapOutcomeOfView(swapExecutionSchema.parse(wire))
+}
+
 const context = {
   asset: { symbol: 'USDT', decimals: 18 },
   dryRun: false,
@@ -85,7 +99,8 @@ describe('swapResult and describeSwap', () => {
       transactions: [],
       fills: [fill({})],
     }
-    const result = swapResult(outcome, context)
+    const result = swapResult(swapOutcomeOf(outcome), context)
+    expect(swapResult(throughControlApi(outcome), context)).toEqual(result)
     expect(result.fills[0]?.formatted).toMatchObject({
       amountIn: '0.5 AAPLs',
       amountOut: '113.37651 USDT',
@@ -126,11 +141,9 @@ describe('swapResult and describeSwap', () => {
         }),
       ],
     }
-    const result = swapResult(outcome, {
-      ...context,
-      asset: { symbol: 'USDC', decimals: 6 },
-      fxRates: defaultFxRates,
-    })
+    const hk = { ...context, asset: { symbol: 'USDC', decimals: 6 }, fxRates: defaultFxRates }
+    const result = swapResult(swapOutcomeOf(outcome), hk)
+    expect(swapResult(throughControlApi(outcome), hk)).toEqual(result)
     expect(result.fills[0]?.formatted).toMatchObject({
       price: '53.7901 USDC',
       priceBasis: 'fee included',
@@ -143,12 +156,12 @@ describe('swapResult and describeSwap', () => {
 
   it('a replay says so, in the text and as replay: true', () => {
     const outcome: ExecutionOutcome = { execution: execution({}), transactions: [], fills: [] }
-    const replay = swapResult(outcome, { ...context, replay: true })
+    const replay = swapResult(swapOutcomeOf(outcome), { ...context, replay: true })
     expect(replay.replay).toBe(true)
     expect(describeSwap(replay, outcome.execution)).toMatch(
       /^replay of execution 4, nothing new traded: confirmed: sell AAPL on chain 31338/,
     )
-    expect(swapResult(outcome, context).replay).toBe(false)
+    expect(swapResult(swapOutcomeOf(outcome), context).replay).toBe(false)
   })
 
   it('a dry run: not failed nor rejected; quantity, price, approval (amount, spender), gas', async () => {
@@ -223,7 +236,15 @@ describe('swapResult and describeSwap', () => {
       transactions: [approve, executeTx],
       fills: [],
     }
-    const result = swapResult(outcome, { ...context, asset: { symbol: 'USDC', decimals: 6 }, dryRun: true })
+    const dryRun = { ...context, asset: { symbol: 'USDC', decimals: 6 }, dryRun: true }
+    const result = swapResult(swapOutcomeOf(outcome), dryRun)
+    // Through the daemon: the plan comes from the calls the API decoded, never from signed bytes.
+    const viaApi = throughControlApi(outcome)
+    expect(JSON.stringify(toSwapExecutionView(outcome))).not.toContain(approveRaw.slice(2))
+    expect(swapResult(viaApi, dryRun)).toEqual(result)
+    expect(describeSwap(swapResult(viaApi, dryRun), viaApi.execution)).toBe(
+      describeSwap(result, outcome.execution),
+    )
     expect(result).toMatchObject({ state: 'dry-run', done: true, dryRun: true })
     expect(result.transactions.map((tx) => tx.status)).toEqual(['not-sent', 'not-sent'])
     expect(result.quote?.formatted).toMatchObject({

@@ -107,10 +107,31 @@ describe('auth and routing', () => {
       'until',
       'limit',
       'cursor',
+      'intentId',
     ])
     expect(list.responses['200'].content['application/json'].schema.properties.executions.items).toEqual({
       $ref: '#/components/schemas/Execution',
     })
+    // GET /v1/swaps/:id answers the execution in full: what a client prints a swap's outcome from.
+    expect(document.paths['/v1/swaps/{id}'].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/SwapExecution',
+    })
+    const swap = document.components.schemas.SwapExecution
+    expect(Object.keys(swap.properties)).toEqual(expect.arrayContaining(['quote', 'transactions', 'fills']))
+    expect(Object.keys(swap.properties.transactions.items.properties)).toEqual(
+      expect.arrayContaining(['hash', 'nonce', 'kind', 'status', 'blockNumber', 'receiptStatus', 'approval']),
+    )
+    expect(Object.keys(swap.properties.fills.items.properties)).toEqual(
+      expect.arrayContaining([
+        'amountIn',
+        'amountOut',
+        'feeAmount',
+        'stockAmount',
+        'assetAmount',
+        'blockNumber',
+      ]),
+    )
+    expect(reply.text).not.toMatch(/"raw"|"signature"/)
     expect(document.paths['/v1/events'].get.responses['200'].content).toHaveProperty('text/event-stream')
     // Every reference resolves.
     for (const [, name] of reply.text.matchAll(/"#\/components\/schemas\/([^"]+)"/g))
@@ -214,6 +235,46 @@ describe('executions', () => {
       (await call(`/v1/executions?until=${newest?.createdAtMs}&since=2000-01-01`)).body,
     )
     expect(older.executions.map((execution) => execution.executionId)).not.toContain(executionIds[3])
+  })
+
+  it('finds the execution of one intent id, narrowed by the other filters', async () => {
+    const id = executionIds[1] as number
+    const intentId = testEngine().ledger.executions.getExecution(id)?.intentId as string
+    const found = executionPageSchema.parse(
+      (await call('/v1/executions', { query: { intentId, limit: '1' } })).body,
+    )
+    expect(found).toMatchObject({
+      executions: [{ executionId: id, intentId, state: 'confirmed' }],
+      nextCursor: null,
+    })
+    expect(found.executions[0]?.fills).toHaveLength(1)
+    const matching = {
+      intentId,
+      state: 'confirmed',
+      chainId: String(chainWithRouter().chainId),
+      ticker: 'AAPL',
+    }
+    const page = async (query: Record<string, string>) =>
+      executionPageSchema.parse((await call('/v1/executions', { query })).body).executions
+    expect((await page(matching)).map((execution) => execution.executionId)).toEqual([id])
+    // The cursor of a page that ends at it: the next page continues below it.
+    const belowIt = Buffer.from(`x:${id}`).toString('base64url')
+    for (const filter of [
+      { state: 'rejected' },
+      { chainId: '1' },
+      { ticker: 'TSLA' },
+      { strategy: 'dca-nothing' },
+      { until: '2000-01-01' },
+      { cursor: belowIt },
+    ])
+      expect(await page({ intentId, ...filter }), JSON.stringify(filter)).toEqual([])
+    // Exactly as recorded: the API records `api:<key>`, so the bare key is another intent.
+    const bare = executionPageSchema.parse(
+      (await call('/v1/executions', { query: { intentId: intentId.replace(/^api:/, '') } })).body,
+    )
+    expect(bare).toEqual({ executions: [], nextCursor: null })
+    expectBadRequest(await call('/v1/executions?intentId='), ['intentId'])
+    expect((await call('/v1/executions', { query: { intentId }, auth: null })).status).toBe(401)
   })
 
   it('refuses bad filters, unknown parameters and foreign cursors, naming each', async () => {

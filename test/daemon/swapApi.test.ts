@@ -1,13 +1,20 @@
 import { randomUUID } from 'node:crypto'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type ControlServer, startControlServer } from '../../src/daemon/swapApi/index.js'
+import {
+  type ControlServer,
+  startControlServer,
+  swapExecutionSchema,
+} from '../../src/daemon/swapApi/index.js'
+import { readStoredQuote } from '../../src/engine/storedQuote.js'
+import type { ExecutionRecord } from '../../src/store/index.js'
 import { type Json, type Reply, useControlServer } from '../helpers/controlApi.js'
 import { chainWithRouter } from '../helpers/localChains.js'
 
 // The swap API as an aggregator uses it: real HTTP on loopback (fetch) to a control server over a
 // real engine, on the sandbox service and the anvil chains. A swap is recorded, answered 202 at
-// once and followed to its fill; keys make requests idempotent; every bad input is named.
+// once and followed to its fill, whose reply has the outcome in full (what `stockroute swap`
+// prints through a daemon); keys make requests idempotent; every bad input is named.
 
 const { testEngine, call } = useControlServer({
   engine: { funding: { asset: '5000' } },
@@ -89,6 +96,72 @@ describe('POST /v1/swaps and GET /v1/swaps/:id', () => {
     expect(fill.feeAmount).toMatch(/^\d+$/)
     expect(new Date(ended.body.createdAt).toISOString()).toBe(ended.body.createdAt)
     expect(Date.parse(ended.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(ended.body.createdAt))
+  })
+
+  it('answers the outcome in full, as the ledger has it: quote, transactions (block, receipt, call), fills', async () => {
+    expect(executionId).toBeGreaterThan(0)
+    const reply = await call(`/v1/swaps/${executionId}`)
+    expect(reply.status, reply.text).toBe(200)
+    const view = swapExecutionSchema.parse(reply.body)
+    const { ledger } = testEngine()
+    const stored = ledger.transactions.listTransactionsForExecution(executionId)
+    const [fill] = ledger.fills.listFills({ executionId })
+    const quote = readStoredQuote(ledger.executions.getExecution(executionId) as ExecutionRecord)
+    // Never the signed bytes, never the quote's signature.
+    for (const transaction of stored) expect(reply.text).not.toContain(transaction.raw.slice(2))
+    expect(reply.text).not.toContain((quote?.signature ?? '0x').slice(2))
+    expect(reply.text).not.toMatch(/"raw"|"signature"/)
+
+    expect(view.quote).toMatchObject({
+      quoteId: view.quoteId,
+      chainId: chainWithRouter().chainId,
+      ticker: 'AAPL',
+      side: 'buy',
+      amountType: 'stablecoin_in',
+      tokenKind: 'stock',
+      assetDecimals: quote?.assetDecimals,
+      amountIn: quote?.amountIn.toString(),
+      amountInUsed: quote?.amountInUsed.toString(),
+      amountOut: quote?.amountOut.toString(),
+      feeAmount: quote?.feeAmount.toString(),
+    })
+    expect(view.transactions).toMatchObject(
+      stored.map((transaction) => ({
+        kind: transaction.kind,
+        hash: transaction.hash,
+        nonce: transaction.nonce,
+        status: 'mined',
+        receiptStatus: 'success',
+        blockNumber: transaction.blockNumber?.toString(),
+        blockHash: transaction.blockHash,
+      })),
+    )
+    const [approve, execute] = view.transactions
+    expect(approve?.to?.toLowerCase()).toBe(quote?.assetToken.toLowerCase())
+    expect(approve?.approval?.spender.toLowerCase()).toBe(chainWithRouter().executorAddress.toLowerCase())
+    expect(BigInt(approve?.approval?.amount ?? '0')).toBeGreaterThanOrEqual(quote?.amountInUsed ?? 1n)
+    expect(execute?.to?.toLowerCase()).toBe(chainWithRouter().executorAddress.toLowerCase())
+    expect(execute?.approval).toBeNull()
+    expect(BigInt(execute?.gasLimit ?? '0')).toBeGreaterThan(21_000n)
+
+    expect(view.fills).toEqual([
+      expect.objectContaining({
+        txHash: fill?.txHash,
+        logIndex: fill?.logIndex,
+        quoteId: view.quoteId,
+        ticker: 'AAPL',
+        side: 'buy',
+        tokenKind: 'stock',
+        amountIn: fill?.amountIn.toString(),
+        amountOut: fill?.amountOut.toString(),
+        feeAmount: fill?.feeAmount.toString(),
+        stockAmount: fill?.stockAmount.toString(),
+        assetAmount: fill?.assetAmount.toString(),
+        assetDecimals: fill?.assetDecimals,
+        blockNumber: execute?.blockNumber,
+        reversedAt: null,
+      }),
+    ])
   })
 
   it('replays the same key and body: 200, the same execution, still one fill', async () => {

@@ -19,6 +19,7 @@ import {
   type TradeOptions,
   withTradeOptions,
 } from '../tradeOptions.js'
+import { swapOutcomeOf } from './swapOutcome.js'
 import { describeSwap, swapResult } from './swapResult.js'
 
 type SwapOptions = TradeOptions & {
@@ -146,7 +147,7 @@ async function runSwap(options: SwapOptions) {
     const asset = chain
       ? { symbol: chain.asset.symbol, decimals: chain.asset.decimals }
       : { symbol: 'asset', decimals: 0 }
-    const result = swapResult(outcome, {
+    const result = swapResult(swapOutcomeOf(outcome), {
       asset,
       dryRun,
       ledgerPath: ledger.path,

@@ -1,7 +1,7 @@
 import { type Address, type Hex, isAddressEqual } from 'viem'
 import { formatAssetAmount, formatStockQuantity } from '../../domain/formatTokenAmount.js'
-import { decodeSignedTransaction, dryRunSimulation, type ExecutionOutcome } from '../../engine/index.js'
-import type { StoredQuote } from '../../engine/storedQuote.js'
+import { dryRunSimulation } from '../../engine/index.js'
+import type { SwapOutcome } from './swapOutcome.js'
 
 /** What a dry run would have sent: approvals (amount and spender), the execute, the simulation. */
 export type DryRunPlan = {
@@ -22,25 +22,24 @@ export type DryRunPlan = {
 }
 
 /**
- * A dry run's plan, decoded from the transactions it signed (never sent) and its reason.
+ * A dry run's plan, from the calls of the transactions it signed (never sent) and its reason.
  *
  * @example
- * dryRunPlanOf(outcome, readStoredQuote(outcome.execution), { symbol: 'USDC', decimals: 6 }).approvals[0]?.formatted // '908.82792 USDC'
+ * dryRunPlanOf(swapOutcomeOf(outcome), { symbol: 'USDC', decimals: 6 }).approvals[0]?.formatted // '908.82792 USDC'
  */
 export function dryRunPlanOf(
-  outcome: ExecutionOutcome,
-  quote: StoredQuote | undefined,
+  outcome: Pick<SwapOutcome, 'execution' | 'quote' | 'transactions'>,
   asset: { symbol: string; decimals: number },
 ): DryRunPlan {
-  const decoded = outcome.transactions.map((tx) => decodeSignedTransaction(tx))
+  const { quote, transactions } = outcome
   const amountText = (token: Address | undefined, amount: bigint) =>
     quote && token && isAddressEqual(token, quote.stockToken)
       ? formatStockQuantity(amount, quote)
       : formatAssetAmount(amount, asset)
-  const execute = decoded.find((tx) => tx.kind === 'execute')
+  const execute = transactions.find((tx) => tx.kind === 'execute')
   const simulation = dryRunSimulation(outcome.execution.reason)
   return {
-    approvals: decoded.flatMap((tx) =>
+    approvals: transactions.flatMap((tx) =>
       tx.approve
         ? [
             {

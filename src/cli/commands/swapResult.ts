@@ -3,11 +3,10 @@ import { type ExchangeCode, marketCodes, type TokenKind } from '../../domain/mar
 import { localCurrencyPrice } from '../../domain/priceInMarketCurrency.js'
 import { defaultFxRates, effectivePricePerShare, type FxRates } from '../../domain/quotePrice.js'
 import { toAssetAmount } from '../../domain/units.js'
-import type { ExecutionOutcome } from '../../engine/index.js'
 import { isDryRunEnd } from '../../engine/index.js'
-import { readStoredQuote } from '../../engine/storedQuote.js'
 import type { ExecutionRecord } from '../../store/index.js'
 import { dryRunPlanOf } from './swapDryRunPlan.js'
+import type { SwapOutcome } from './swapOutcome.js'
 
 /** The chain's asset as the result names amounts in it. */
 export type ResultAsset = { symbol: string; decimals: number }
@@ -22,10 +21,10 @@ export type SwapResult = ReturnType<typeof swapResult>
  * plan (what would have been sent); `replay: true` when the intent id had this execution already.
  *
  * @example
- * swapResult(outcome, { asset: { symbol: 'USDC', decimals: 6 }, dryRun: false, ledgerPath, elapsedMs: 812, via: { kind: 'ledger' } }).done // true
+ * swapResult(swapOutcomeOf(outcome), { asset: { symbol: 'USDC', decimals: 6 }, dryRun: false, ledgerPath, elapsedMs: 812, via: { kind: 'ledger' } }).done // true
  */
 export function swapResult(
-  outcome: ExecutionOutcome,
+  outcome: SwapOutcome,
   context: {
     asset: ResultAsset
     dryRun: boolean
@@ -43,7 +42,7 @@ export function swapResult(
   const { asset } = context
   const fxRates = context.fxRates ?? defaultFxRates
   const dryRunDone = context.dryRun && isDryRunEnd(execution)
-  const stored = readStoredQuote(execution)
+  const stored = outcome.quote
   const pricing = { asset, exchange: execution.exchange, fxRates }
   return {
     executionId: execution.id,
@@ -94,7 +93,7 @@ export function swapResult(
       status: dryRunDone && tx.status === 'failed' ? ('not-sent' as const) : tx.status,
       receiptStatus: tx.receiptStatus,
     })),
-    dryRunPlan: dryRunDone ? dryRunPlanOf(outcome, stored, asset) : null,
+    dryRunPlan: dryRunDone ? dryRunPlanOf(outcome, asset) : null,
     fills: fills.map((fill) => {
       const ofStock = (amount: bigint) => formatStockQuantity(amount, fill)
       return {
@@ -159,7 +158,10 @@ function pricePerShare(
  * @example
  * describeSwap(result, outcome.execution) // 'confirmed: buy AAPL on chain 31337 (execution 4, intent cli-…)\n  asked …'
  */
-export function describeSwap(result: SwapResult, execution: ExecutionRecord): string {
+export function describeSwap(
+  result: SwapResult,
+  execution: Pick<ExecutionRecord, 'amountType' | 'amountIn' | 'ticker' | 'side'>,
+): string {
   const row = (label: string, value: string) => `  ${label.padEnd(10)}${value}`
   const asked =
     execution.amountType === 'stablecoin'

@@ -43,6 +43,8 @@ export class DaemonClientError extends StockrouteError {
     status?: number | undefined
     apiCode?: string | undefined
     apiMessage?: string | undefined
+    /** What to do, when the short message does not say it (`fix: …` under it). */
+    remedy?: string | undefined
     details?: Readonly<Record<string, unknown>>
     metaMessages?: readonly string[]
     cause?: unknown

@@ -1,18 +1,26 @@
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { balancesSchema, executionViewSchema, swapAcceptedSchema } from '../../daemon/swapApi/index.js'
+import type { Hex } from 'viem'
+import {
+  balancesSchema,
+  type ExecutionView,
+  executionPageSchema,
+  type SwapExecutionView,
+  swapAcceptedSchema,
+  swapExecutionSchema,
+} from '../../daemon/swapApi/index.js'
 import type { ExchangeCode } from '../../domain/markets.js'
-import { formatPrice } from '../../domain/unitStrings.js'
+import { formatPrice, parsePrice } from '../../domain/unitStrings.js'
 import type { Price } from '../../domain/units.js'
-import type { ExecutionOutcome } from '../../engine/index.js'
-import { type ExecutionRecord, openLedger, terminalExecutionStates } from '../../store/index.js'
+import { type ExecutionRecord, terminalExecutionStates } from '../../store/index.js'
 import { describeSwap, swapResult } from '../commands/swapResult.js'
 import { assertSameTrade } from '../intentReuse.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../serviceClient.js'
 import type { DaemonClient } from './createDaemonClient.js'
 import { DaemonClientError } from './daemonClientError.js'
+import { swapOutcomeOfView } from './swapOutcomeOfView.js'
 
 /** How often the CLI asks the daemon how a swap it handed over is doing, ms. */
 const pollIntervalMs = 250
@@ -30,13 +38,19 @@ export type DaemonSwap = {
   json?: boolean | undefined
 }
 
+/** How far the hand-over got when Ctrl-C came: what the CLI can say of the swap. */
+type Handover = { kind: 'nothing sent' } | { kind: 'sent' } | { kind: 'recorded'; executionId: number }
+
 /**
  * `stockroute swap` while a daemon owns the ledger: hands the trade to the daemon (`POST /v1/swaps`,
  * the intent id as `Idempotency-Key`, recorded by the daemon as intent `api:<key>`), shows each
- * state change on stderr while it runs, then prints the outcome as the direct path does (the
- * execution, its transactions and fills, read from the ledger read-only). An intent id the ledger
- * already holds (a swap made without the daemon) is not sent again. Ctrl-C stops waiting, not the
- * swap: the daemon carries it on. Exit code 0 when confirmed, 1 otherwise.
+ * state change on stderr while it runs (`GET /v1/swaps/:id`, polled), then prints the outcome as the
+ * direct path does, from the last reply: the execution, its quote, transactions and fills. Nothing
+ * is read from the daemon's ledger file; `context.ledgerPath` only names it in the result. An intent
+ * id the ledger already holds (a swap made without the daemon, found with `GET
+ * /v1/executions?intentId=`) is not sent again. Ctrl-C stops waiting, not the swap: the daemon
+ * carries it on. A daemon lost mid-swap is an error naming the execution and how to see it to its
+ * end. Exit code 0 when confirmed, 1 otherwise.
  *
  * @example
  * await swapThroughDaemon(client, { chain: 31337, ticker: 'AAPL', exchange: 0, side: 'buy', amount: '1000' }, { ledgerPath, dryRun: false })
@@ -54,15 +68,21 @@ export async function swapThroughDaemon(
       code: 'DAEMON_REFUSED',
       shortMessage: `--intent-id ${JSON.stringify(key)} cannot go to the daemon: its swap API takes intent ids of letters, digits and . _ : - only (it is the Idempotency-Key). Choose such an id, e.g. buy-aapl-2026-11-22.`,
     })
-  const earlier = readOutcome(context.ledgerPath, { intentId: key })
-  const executionId = await withInterrupt(async (signal) => {
+  // Assigned inside the call below; `as` keeps TypeScript from narrowing it to its first value.
+  let handover = { kind: 'nothing sent' } as Handover
+  const ended = await withInterrupt(async (signal) => {
+    const earlier = await executionOfIntent(client, key, signal)
     if (earlier) {
-      assertSameTrade(key, { ...swap, chainId: swap.chain, amountIn: swap.amount }, earlier.execution)
+      assertSameTrade(key, { ...swap, chainId: swap.chain, amountIn: swap.amount }, recordedTrade(earlier))
       process.stderr.write(
-        `intent ${key} has execution ${earlier.execution.id} already (${earlier.execution.state}): it is not executed again\n`,
+        `intent ${key} has execution ${earlier.executionId} already (${earlier.state}): it is not executed again\n`,
       )
-      return earlier.execution.id
+      handover = { kind: 'recorded', executionId: earlier.executionId }
+      const view = await readSwap(client, earlier.executionId, signal)
+      const wait = { key, elapsedMs, signal }
+      return { view: isTerminal(view) ? view : await waitUntilFinished(client, view, wait), replay: true }
     }
+    handover = { kind: 'sent' }
     const reply = await client.request('POST', '/v1/swaps', {
       headers: { 'idempotency-key': key },
       body: {
@@ -77,106 +97,166 @@ export async function swapThroughDaemon(
       schema: swapAcceptedSchema,
       signal,
     })
+    handover = { kind: 'recorded', executionId: reply.executionId }
     process.stderr.write(
       `[+${elapsedMs()} ms] execution ${reply.executionId} (intent ${reply.intentId}) handed to the daemon: ${reply.state}\n`,
     )
-    await waitUntilFinished(client, reply.executionId, elapsedMs, signal)
-    return reply.executionId
+    return { view: await waitUntilFinished(client, reply, { key, elapsedMs, signal }), replay: false }
   }).catch((error: unknown) => {
     if (error instanceof Error && (error.message === 'interrupted' || error.name === 'AbortError'))
       return undefined
     throw error
   })
-  if (executionId === undefined) {
-    process.stderr.write(
-      'stopped waiting: the daemon carries the swap on; follow it with `stockroute executions show <id>`\n',
-    )
+  if (ended === undefined) {
+    process.stderr.write(`${interruptedNote(handover, key)}\n`)
     process.exitCode = 130
     return
   }
-  const outcome = readOutcome(context.ledgerPath, { executionId })
-  if (!outcome)
-    throw new DaemonClientError({
-      code: 'DAEMON_BAD_REPLY',
-      shortMessage: `The daemon named execution ${executionId}, which the ledger ${context.ledgerPath} does not hold: is the daemon on another ledger? Check its --config.`,
-    })
-  const asset = await assetOf(client, outcome)
+  const { view, replay } = ended
+  const outcome = swapOutcomeOfView(view)
+  const asset = await assetOf(client, view)
   const result = swapResult(outcome, {
     asset,
     dryRun: context.dryRun,
     ledgerPath: context.ledgerPath,
     elapsedMs: elapsedMs(),
     via: { kind: 'daemon', pid: client.pid, url: client.url },
-    replay: earlier !== undefined,
+    replay,
   })
   printResult(swap.json, result, () => describeSwap(result, outcome.execution))
   if (!result.done) process.exitCode = 1
 }
 
-/** Polls `GET /v1/swaps/:id` until the execution is terminal, one stderr line per state change. */
-async function waitUntilFinished(
+/** What Ctrl-C leaves: nothing sent, a swap the daemon may have, or one it carries on. */
+function interruptedNote(handover: Handover, key: string): string {
+  if (handover.kind === 'nothing sent') return 'stopped: nothing was sent to the daemon'
+  if (handover.kind === 'sent')
+    return `stopped: the daemon may have recorded the swap; run the command again with --intent-id ${key} to see it (it is never executed twice)`
+  return `stopped waiting: the daemon carries the swap on; follow it with \`stockroute executions show ${handover.executionId}\``
+}
+
+const isTerminal = (view: { state: string }) =>
+  (terminalExecutionStates as readonly string[]).includes(view.state)
+
+/** The execution the ledger holds for intent `key` exactly (one made without the daemon), if any. */
+async function executionOfIntent(
+  client: DaemonClient,
+  key: string,
+  signal: AbortSignal,
+): Promise<ExecutionView | undefined> {
+  const page = await client.request('GET', '/v1/executions', {
+    query: { intentId: key, limit: 1 },
+    schema: executionPageSchema,
+    signal,
+  })
+  return page.executions[0]
+}
+
+/** `GET /v1/swaps/:id`: the execution with its quote, transactions and fills. */
+function readSwap(
   client: DaemonClient,
   executionId: number,
-  elapsedMs: () => number,
   signal: AbortSignal,
-): Promise<void> {
-  const terminal: readonly string[] = terminalExecutionStates
+): Promise<SwapExecutionView> {
+  return client.request('GET', `/v1/swaps/${executionId}`, { schema: swapExecutionSchema, signal })
+}
+
+/**
+ * Polls `GET /v1/swaps/:id` until the execution is terminal, one stderr line per state change, and
+ * returns the last reply. Losing the daemon on the way is an error that names the execution and
+ * says how to see it to its end.
+ */
+async function waitUntilFinished(
+  client: DaemonClient,
+  execution: { executionId: number; intentId: string },
+  options: { key: string; elapsedMs: () => number; signal: AbortSignal },
+): Promise<SwapExecutionView> {
+  const { executionId } = execution
   let last = ''
   for (;;) {
-    const view = await client.request('GET', `/v1/swaps/${executionId}`, {
-      schema: executionViewSchema,
-      signal,
-    })
+    let view: SwapExecutionView
+    try {
+      view = await readSwap(client, executionId, options.signal)
+    } catch (error) {
+      throw lostMidSwap(error, execution, options.key)
+    }
     const seen = `${view.state}\n${view.reason}`
     if (seen !== last) {
-      process.stderr.write(`[+${elapsedMs()} ms] execution ${executionId} ${view.state}: ${view.reason}\n`)
+      process.stderr.write(
+        `[+${options.elapsedMs()} ms] execution ${executionId} ${view.state}: ${view.reason}\n`,
+      )
       last = seen
     }
-    if (terminal.includes(view.state)) return
-    await sleep(pollIntervalMs, undefined, { signal })
+    if (isTerminal(view)) return view
+    await sleep(pollIntervalMs, undefined, { signal: options.signal })
   }
 }
 
-/** An execution, its transactions and live fills, from the ledger read-only (beside the daemon). */
-function readOutcome(
-  ledgerPath: string,
-  which: { intentId: string } | { executionId: number },
-): ExecutionOutcome | undefined {
-  let ledger: ReturnType<typeof openLedger>
-  try {
-    ledger = openLedger({ path: ledgerPath, readonly: true })
-  } catch {
-    return undefined // no ledger yet: nothing executed before
-  }
-  try {
-    const execution: ExecutionRecord | undefined =
-      'intentId' in which
-        ? ledger.executions.getExecutionByIntent(which.intentId)
-        : ledger.executions.getExecution(which.executionId)
-    if (!execution) return undefined
-    return {
-      execution,
-      transactions: ledger.transactions.listTransactionsForExecution(execution.id),
-      fills: ledger.fills.listFills({ executionId: execution.id }),
-    }
-  } finally {
-    ledger.close()
+/** A daemon that stopped answering while it ran the swap: what became of it, what to do. */
+function lostMidSwap(
+  error: unknown,
+  execution: { executionId: number; intentId: string },
+  key: string,
+): unknown {
+  if (
+    !(error instanceof DaemonClientError) ||
+    (error.code !== 'DAEMON_NOT_ANSWERING' && error.code !== 'DAEMON_TIMEOUT')
+  )
+    return error
+  const { executionId, intentId } = execution
+  return new DaemonClientError({
+    code: error.code,
+    shortMessage: `Lost the daemon while it ran execution ${executionId} (intent ${intentId}), before its end: ${error.shortMessage}`,
+    remedy: `the swap is recorded and is not lost: run the same \`stockroute swap\` again with --intent-id ${key}; it shows execution ${executionId} to its end (through a daemon, or on the ledger directly when none runs) and never executes it twice. \`stockroute executions show ${executionId}\` shows where it is now.`,
+    details: { ...error.details, executionId, intentId },
+    cause: error,
+  })
+}
+
+/**
+ * The trade recorded under an intent, as {@link assertSameTrade} compares it with the command's
+ * (it reads the trade's fields, the id and the state). The control API does not show the ledger's
+ * bookkeeping (version, notional, market price): they are left empty, and nothing reads them.
+ */
+function recordedTrade(view: ExecutionView): ExecutionRecord {
+  return {
+    id: view.executionId,
+    intentId: view.intentId,
+    chainId: view.chainId,
+    ticker: view.ticker,
+    exchange: view.exchange,
+    side: view.side,
+    amountIn: view.amountIn,
+    amountType: view.amountType,
+    limitPrice: view.limitPrice === null ? null : parsePrice(view.limitPrice),
+    strategy: view.strategy,
+    quoteId: view.quoteId === null ? null : (view.quoteId as Hex),
+    state: view.state,
+    reason: view.reason,
+    createdAtMs: Date.parse(view.createdAt),
+    updatedAtMs: Date.parse(view.updatedAt),
+    quote: null,
+    notional: null,
+    marketPrice: null,
+    version: 0,
   }
 }
 
 /** The chain's asset (symbol, decimals) from `GET /v1/balances`; the fill's decimals if it cannot say. */
 async function assetOf(
   client: DaemonClient,
-  outcome: ExecutionOutcome,
+  view: SwapExecutionView,
 ): Promise<{ symbol: string; decimals: number }> {
-  const fallback = { symbol: 'asset', decimals: outcome.fills[0]?.assetDecimals ?? 0 }
+  const fallback = {
+    symbol: 'asset',
+    decimals: view.fills[0]?.assetDecimals ?? view.quote?.assetDecimals ?? 0,
+  }
   try {
     const balances = await client.request('GET', '/v1/balances', {
       schema: balancesSchema,
       timeoutMs: 3_000,
     })
-    const asset = balances.chains.find((chain) => chain.chainId === outcome.execution.chainId)?.wallets[0]
-      ?.asset
+    const asset = balances.chains.find((chain) => chain.chainId === view.chainId)?.wallets[0]?.asset
     return asset ? { symbol: asset.symbol, decimals: asset.decimals } : fallback
   } catch {
     return fallback

@@ -25,7 +25,6 @@ import {
   cancelReplySchema,
   executionDetailSchema,
   executionPageSchema,
-  executionViewSchema,
   killSwitchViewSchema,
   ledgerEventViewSchema,
   positionListSchema,
@@ -33,6 +32,7 @@ import {
   strategyListSchema,
   strategyViewSchema,
   swapAcceptedSchema,
+  swapExecutionSchema,
 } from './replySchemas.js'
 import { executionIdSchema, idempotencyKeySchema, quoteQuerySchema, swapRequestSchema } from './schemas.js'
 
@@ -88,9 +88,11 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
   'GET /v1/swaps/:id': {
     operationId: 'getSwap',
     tag: 'swaps',
-    summary: 'One execution with its state, transactions and fills',
+    summary: 'One execution with its quote, transactions and fills in full',
+    description:
+      "Everything a client needs to show the swap's outcome: the quote it holds, each transaction's hash, nonce, status, block and receipt with what it calls (an approve's spender and amount, the gas limit; never the signed bytes), each live fill's amounts in base units, tokens and block.",
     params: { id: executionIdSchema },
-    replies: { 200: { description: 'the execution', schema: executionViewSchema } },
+    replies: { 200: { description: 'the execution', schema: swapExecutionSchema } },
     errors: [404],
   },
   'GET /v1/quotes': {
@@ -106,7 +108,7 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
     tag: 'executions',
     summary: 'Executions, newest first, a page at a time',
     description:
-      'Every filter narrows. Pass `nextCursor` as `cursor` for the next page, with the same filters.',
+      'Every filter narrows. Pass `nextCursor` as `cursor` for the next page, with the same filters. `intentId` finds the execution of one intent (at most one).',
     query: executionsQuerySchema,
     replies: { 200: { description: 'one page', schema: executionPageSchema } },
   },

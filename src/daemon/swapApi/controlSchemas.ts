@@ -65,6 +65,7 @@ const executionsQueryFields = [
   'until',
   'limit',
   'cursor',
+  'intentId',
 ] as const
 
 /** The query of `GET /v1/executions`. */
@@ -98,6 +99,14 @@ export const executionsQuerySchema = z
           return beforeId
         })
         .describe('nextCursor of the previous page')
+        .optional(),
+      intentId: z
+        .string()
+        .min(1, 'must not be empty')
+        .max(500, 'is longer than 500 characters')
+        .describe(
+          'the intent id exactly as recorded (`api:<Idempotency-Key>` for POST /v1/swaps): its execution, if any',
+        )
         .optional(),
     },
     unknownField('query parameter of /v1/executions', executionsQueryFields),

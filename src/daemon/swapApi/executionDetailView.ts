@@ -40,39 +40,63 @@ export function toExecutionDetailView(parts: {
       quoteId: event.quoteId,
       at: isoTime(event.atMs),
     })),
-    transactions: transactions.map((transaction) => ({
-      kind: transaction.kind,
-      hash: transaction.hash,
-      nonce: transaction.nonce,
-      status: transaction.status,
-      chainId: transaction.chainId,
-      from: transaction.from,
-      replacesId: transaction.replacesId,
-      blockNumber: transaction.blockNumber === null ? null : transaction.blockNumber.toString(),
-      blockHash: transaction.blockHash,
-      receiptStatus: transaction.receiptStatus,
-      error: transaction.error,
-      createdAt: isoTime(transaction.createdAtMs),
-      updatedAt: isoTime(transaction.updatedAtMs),
-    })),
-    fills: fills.map((fill) => ({
-      txHash: fill.txHash,
-      logIndex: fill.logIndex,
-      amountIn: fill.amountIn.toString(),
-      amountOut: fill.amountOut.toString(),
-      feeAmount: fill.feeAmount.toString(),
-      quoteId: fill.quoteId,
-      tokenKind: fill.tokenKind,
-      stockToken: fill.stockToken,
-      assetToken: fill.assetToken,
-      assetDecimals: fill.assetDecimals,
-      stockAmount: fill.stockAmount.toString(),
-      assetAmount: fill.assetAmount.toString(),
-      blockNumber: fill.blockNumber.toString(),
-      blockHash: fill.blockHash,
-      recordedAt: isoTime(fill.recordedAtMs),
-      reversedAt: fill.reversedAtMs === null ? null : isoTime(fill.reversedAtMs),
-      reversalReason: fill.reversalReason,
-    })),
+    transactions: transactions.map(toTransactionView),
+    fills: fills.map(toFillView),
+  }
+}
+
+/**
+ * A stored transaction as the control API shows it in full: where it is on chain, never its
+ * signed bytes.
+ *
+ * @example
+ * toTransactionView(ledger.transactions.listTransactionsForExecution(12)[0]).blockNumber // '65'
+ */
+export function toTransactionView(
+  transaction: TransactionRecord,
+): ExecutionDetailView['transactions'][number] {
+  return {
+    kind: transaction.kind,
+    hash: transaction.hash,
+    nonce: transaction.nonce,
+    status: transaction.status,
+    chainId: transaction.chainId,
+    from: transaction.from,
+    replacesId: transaction.replacesId,
+    blockNumber: transaction.blockNumber === null ? null : transaction.blockNumber.toString(),
+    blockHash: transaction.blockHash,
+    receiptStatus: transaction.receiptStatus,
+    error: transaction.error,
+    createdAt: isoTime(transaction.createdAtMs),
+    updatedAt: isoTime(transaction.updatedAtMs),
+  }
+}
+
+/**
+ * A fill as the control API shows it in full: amounts in base units as decimal strings, its tokens,
+ * its block, and whether a reorg reversed it.
+ *
+ * @example
+ * toFillView(ledger.fills.listFills({ executionId: 12 })[0]).stockAmount // '4'
+ */
+export function toFillView(fill: FillRecord): ExecutionDetailView['fills'][number] {
+  return {
+    txHash: fill.txHash,
+    logIndex: fill.logIndex,
+    amountIn: fill.amountIn.toString(),
+    amountOut: fill.amountOut.toString(),
+    feeAmount: fill.feeAmount.toString(),
+    quoteId: fill.quoteId,
+    tokenKind: fill.tokenKind,
+    stockToken: fill.stockToken,
+    assetToken: fill.assetToken,
+    assetDecimals: fill.assetDecimals,
+    stockAmount: fill.stockAmount.toString(),
+    assetAmount: fill.assetAmount.toString(),
+    blockNumber: fill.blockNumber.toString(),
+    blockHash: fill.blockHash,
+    recordedAt: isoTime(fill.recordedAtMs),
+    reversedAt: fill.reversedAtMs === null ? null : isoTime(fill.reversedAtMs),
+    reversalReason: fill.reversalReason,
   }
 }

@@ -1,4 +1,6 @@
 import type { z } from 'zod'
+import type { ExecutionRecord } from '../../store/executionRecord.js'
+import type { ExecutionFilter } from '../../store/listExecutions.js'
 import type { ControlPlane } from './controlPlane.js'
 import { executionsQuerySchema } from './controlSchemas.js'
 import { encodeExecutionCursor } from './executionCursor.js'
@@ -11,9 +13,11 @@ import type { ControlReply, ControlRequest } from './types.js'
 const defaultLimit = 100
 
 /**
- * `GET /v1/executions?state=a,b&chainId&ticker&strategy&since&until&limit&cursor`: executions,
- * newest first, a page at a time, each with its transactions and fills. `nextCursor` is null on
- * the last page (one row more than the page is read to know), else passed back as `cursor`.
+ * `GET /v1/executions?state=a,b&chainId&ticker&strategy&since&until&limit&cursor&intentId`:
+ * executions, newest first, a page at a time, each with its transactions and fills. `nextCursor` is
+ * null on the last page (one row more than the page is read to know), else passed back as
+ * `cursor`. `intentId` narrows to the one execution of that intent (the CLI asks whether an
+ * `--intent-id` was executed before without the daemon).
  *
  * @example
  * const route = { method: 'GET', path: '/v1/executions', handle: getExecutions(plane) } as const
@@ -25,7 +29,7 @@ export function getExecutions(plane: Pick<ControlPlane, 'ledger'>) {
     const query = readQuery(request, executionsQuerySchema, 'Invalid executions query')
     const limit = query.limit ?? defaultLimit
     const { executions, transactions, fills } = plane.ledger
-    const rows = executions.listExecutions({
+    const filter: ExecutionFilter = {
       state: query.state,
       chainId: query.chainId,
       ticker: query.ticker,
@@ -33,8 +37,14 @@ export function getExecutions(plane: Pick<ControlPlane, 'ledger'>) {
       sinceMs: query.since,
       untilMs: query.until,
       beforeId: query.cursor,
-      limit: limit + 1,
-    })
+    }
+    let rows: ExecutionRecord[]
+    if (query.intentId === undefined) rows = executions.listExecutions({ ...filter, limit: limit + 1 })
+    else {
+      // One intent has at most one execution: read it by its key, then the other filters narrow.
+      const execution = executions.getExecutionByIntent(query.intentId)
+      rows = execution && matchesFilter(execution, filter) ? [execution] : []
+    }
     const page = rows.slice(0, limit)
     const last = page.at(-1)
     const body: z.output<typeof executionPageSchema> = {
@@ -49,4 +59,17 @@ export function getExecutions(plane: Pick<ControlPlane, 'ledger'>) {
     }
     return { status: 200, body }
   }
+}
+
+/** Whether `execution` passes `filter`, as the ledger's listExecutions would judge it. */
+function matchesFilter(execution: ExecutionRecord, filter: ExecutionFilter): boolean {
+  return (
+    (filter.state === undefined || filter.state.length === 0 || filter.state.includes(execution.state)) &&
+    (filter.chainId === undefined || execution.chainId === filter.chainId) &&
+    (filter.ticker === undefined || execution.ticker === filter.ticker) &&
+    (filter.strategy === undefined || execution.strategy === filter.strategy) &&
+    (filter.sinceMs === undefined || execution.createdAtMs >= filter.sinceMs) &&
+    (filter.untilMs === undefined || execution.createdAtMs < filter.untilMs) &&
+    (filter.beforeId === undefined || execution.id < filter.beforeId)
+  )
 }

@@ -1,17 +1,18 @@
 import { EngineError } from '../../engine/errors.js'
 import { ControlApiError } from './errors.js'
-import { toExecutionView } from './executionView.js'
 import { executionIdSchema } from './schemas.js'
+import { toSwapExecutionView } from './swapExecutionView.js'
 import type { ControlReply, ControlRequest, SwapApiEngine } from './types.js'
 import { zodProblems } from './zodProblems.js'
 
 /**
- * `GET /v1/swaps/:id`: the execution with its state, transactions and fills (200), 404 for an id
- * the ledger does not have, 400 for an id that is not a positive whole number.
+ * `GET /v1/swaps/:id`: the execution with its state, its quote, its transactions (what each calls,
+ * where it is on chain) and its fills in full (200), 404 for an id the ledger does not have, 400
+ * for an id that is not a positive whole number.
  *
  * @example
  * const route = { method: 'GET', path: '/v1/swaps/:id', handle: getSwap(engine) } as const
- * // curl http://127.0.0.1:8787/v1/swaps/12 → {"executionId":12,"state":"confirmed","fills":[…],…}
+ * // curl http://127.0.0.1:8787/v1/swaps/12 → {"executionId":12,"state":"confirmed","quote":{…},"fills":[…],…}
  */
 export function getSwap(engine: SwapApiEngine) {
   return (request: ControlRequest): ControlReply => {
@@ -37,6 +38,6 @@ export function getSwap(engine: SwapApiEngine) {
         })
       throw error
     }
-    return { status: 200, body: toExecutionView(outcome) }
+    return { status: 200, body: toSwapExecutionView(outcome) }
   }
 }

@@ -9,6 +9,7 @@ export type { PreviewView } from './previewView.js'
 export * from './replySchemas.js'
 export type { SwapRequest } from './schemas.js'
 export * from './startControlServer.js'
+export type { SwapExecutionView } from './swapExecutionView.js'
 export type {
   ControlMethod,
   ControlReply,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { exchangeCodes } from '../../domain/markets.js'
 import { ledgerEventKinds } from '../../store/events.js'
 import { executionStates } from '../../store/executionStates.js'
 import { controlApiErrorCodes } from './errors.js'
@@ -17,6 +18,10 @@ const decimal = z
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/)
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/)
 const side = z.enum(['buy', 'sell'])
+const exchange = z.literal(Object.values(exchangeCodes)).describe('0 (US), 1 (HK) or 3 (KR)')
+const tokenKind = z
+  .enum(['stock', 'share'])
+  .describe('stock: a StockToken, whole shares (0 decimals); share: a ShareToken, 18 decimals')
 
 /** The error body of every control API error. */
 export const errorBodySchema = z
@@ -55,7 +60,7 @@ export const executionViewSchema = z
     quoteId: hash.nullable(),
     chainId: z.number().int(),
     ticker: z.string(),
-    exchange: z.number().int().describe('0 (US), 1 (HK) or 3 (KR)'),
+    exchange,
     side,
     amountIn: z.string().describe('natural units, as requested'),
     amountType: z.enum(['stablecoin', 'stocktoken']),
@@ -77,6 +82,35 @@ export const executionViewSchema = z
   })
 export type ExecutionView = z.infer<typeof executionViewSchema>
 
+/** A stored transaction in full: where it is on chain (never its signed bytes). */
+const transactionViewSchema = transactionSummarySchema.extend({
+  chainId: z.number().int(),
+  from: address,
+  replacesId: z.number().int().nullable().describe('the stored transaction this one replaced'),
+  blockNumber: decimal.nullable(),
+  blockHash: hash.nullable(),
+  receiptStatus: z.enum(['success', 'reverted']).nullable(),
+  error: z.string().nullable(),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+})
+
+/** A fill in full: the settlement event's amounts, tokens and block. */
+const fillViewSchema = fillSummarySchema.extend({
+  quoteId: hash,
+  tokenKind,
+  stockToken: address,
+  assetToken: address,
+  assetDecimals: z.number().int(),
+  stockAmount: decimal,
+  assetAmount: decimal,
+  blockNumber: decimal,
+  blockHash: hash.nullable(),
+  recordedAt: isoTime,
+  reversedAt: nullableIsoTime.describe('set when a reorg took its block away (it no longer counts)'),
+  reversalReason: z.string().nullable(),
+})
+
 /** `GET /v1/executions/:id`: the execution with its timeline, its transactions and fills in full. */
 export const executionDetailSchema = executionViewSchema
   .extend({
@@ -90,35 +124,8 @@ export const executionDetailSchema = executionViewSchema
         at: isoTime,
       }),
     ),
-    transactions: z.array(
-      transactionSummarySchema.extend({
-        chainId: z.number().int(),
-        from: address,
-        replacesId: z.number().int().nullable().describe('the stored transaction this one replaced'),
-        blockNumber: decimal.nullable(),
-        blockHash: hash.nullable(),
-        receiptStatus: z.enum(['success', 'reverted']).nullable(),
-        error: z.string().nullable(),
-        createdAt: isoTime,
-        updatedAt: isoTime,
-      }),
-    ),
-    fills: z.array(
-      fillSummarySchema.extend({
-        quoteId: hash,
-        tokenKind: z.string(),
-        stockToken: address,
-        assetToken: address,
-        assetDecimals: z.number().int(),
-        stockAmount: decimal,
-        assetAmount: decimal,
-        blockNumber: decimal,
-        blockHash: hash.nullable(),
-        recordedAt: isoTime,
-        reversedAt: nullableIsoTime.describe('set when a reorg took its block away (it no longer counts)'),
-        reversalReason: z.string().nullable(),
-      }),
-    ),
+    transactions: z.array(transactionViewSchema),
+    fills: z.array(fillViewSchema),
   })
   .meta({ id: 'ExecutionDetail', description: 'An execution with its timeline, transactions and fills.' })
 export type ExecutionDetailView = z.infer<typeof executionDetailSchema>
@@ -230,26 +237,63 @@ export const swapAcceptedSchema = z.object({
   links: z.object({ self: z.string() }),
 })
 
+/** A router quote, amounts in base units; never its signature. */
+const routerQuoteViewSchema = z.object({
+  quoteId: hash,
+  chainId: z.number().int(),
+  ticker: z.string(),
+  exchange: z.number().int(),
+  tokenKind,
+  side,
+  amountType: z.enum(['stablecoin_in', 'stocktoken_in']),
+  stockToken: address,
+  assetToken: address,
+  amountIn: decimal,
+  amountInUsed: decimal.describe('the part of amountIn the quote uses (whole lots)'),
+  amountOut: decimal,
+  feeAmount: decimal.describe('asset base units'),
+  price: decimal.describe('asset base units per whole share'),
+  expiresAt: z.number().int().describe('Unix seconds'),
+})
+
+/**
+ * `GET /v1/swaps/:id`: the execution with everything a client needs to show its outcome: the quote
+ * it holds, each transaction in full with what it calls (never its signed bytes), each live fill in
+ * full. The CLI's `stockroute swap` through a daemon prints its result from this reply alone.
+ */
+export const swapExecutionSchema = executionViewSchema
+  .extend({
+    quote: routerQuoteViewSchema
+      .extend({ assetDecimals: z.number().int() })
+      .nullable()
+      .describe('the quote the execution holds now (its last one); null before its first'),
+    transactions: z
+      .array(
+        transactionViewSchema.extend({
+          to: address.nullable().describe('the token (approve) or the executor (execute)'),
+          gasLimit: decimal.nullable(),
+          approval: z
+            .object({ spender: address, amount: decimal.describe("the token's base units") })
+            .nullable()
+            .describe('what an approve allows; null for other kinds'),
+        }),
+      )
+      .describe("never the signed bytes; a dry run's are `failed`: signed, never broadcast, nonces freed"),
+    fills: z
+      .array(fillViewSchema.extend({ ticker: z.string(), side }))
+      .describe('live fills only (a fill a reorg reversed is not listed)'),
+  })
+  .meta({
+    id: 'SwapExecution',
+    description:
+      'An execution with its quote, its transactions (what each calls, where it is on chain) and its fills in full.',
+  })
+export type SwapExecutionView = z.infer<typeof swapExecutionSchema>
+
 /** `GET /v1/quotes`: what a swap would get now. */
 export const previewViewSchema = z
   .object({
-    quote: z.object({
-      quoteId: hash,
-      chainId: z.number().int(),
-      ticker: z.string(),
-      exchange: z.number().int(),
-      tokenKind: z.string(),
-      side,
-      amountType: z.string(),
-      stockToken: address,
-      assetToken: address,
-      amountIn: decimal,
-      amountInUsed: decimal,
-      amountOut: decimal,
-      feeAmount: decimal,
-      price: decimal.describe('asset base units per whole share'),
-      expiresAt: z.number().int().describe('Unix seconds'),
-    }),
+    quote: routerQuoteViewSchema,
     verdict: z.union([
       z.object({
         ok: z.literal(true),
