@@ -196,16 +196,17 @@ export async function startRpcFaultProxy(parameters: StartRpcFaultProxyParameter
     try {
       reply = await forward(req, body)
     } catch (error) {
-      stats.upstreamErrors += 1
-      return answer(
-        res,
-        502,
-        `Bad Gateway (rpcFaultProxy: upstream ${upstream.href}: ${(error as Error).message})`,
-      )
+      return answerUpstreamFailure(res, error)
     }
     if (fault === 'cut') return void req.socket.destroy()
     res.writeHead(reply.status, reply.headers)
     res.end(reply.body)
+  }
+
+  /** The node could not be reached: 502, counted apart from the injected faults. */
+  function answerUpstreamFailure(res: ServerResponse, error: unknown) {
+    stats.upstreamErrors += 1
+    answer(res, 502, `Bad Gateway (rpcFaultProxy: upstream ${upstream.href}: ${(error as Error).message})`)
   }
 
   /** Answers the withheld calls with their hashes, and forwards the rest of their batch, if any. */
@@ -219,12 +220,7 @@ export async function startRpcFaultProxy(parameters: StartRpcFaultProxyParameter
         const parsed: unknown = JSON.parse(reply.body.toString('utf8'))
         replies = [...(Array.isArray(parsed) ? parsed : [parsed]), ...replies]
       } catch (error) {
-        stats.upstreamErrors += 1
-        return answer(
-          res,
-          502,
-          `Bad Gateway (rpcFaultProxy: upstream ${upstream.href}: ${(error as Error).message})`,
-        )
+        return answerUpstreamFailure(res, error)
       }
     }
     const text = JSON.stringify(split.batch ? replies : replies[0])
