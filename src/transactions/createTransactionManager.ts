@@ -327,7 +327,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
           await followReorg(core, event)
           // What the reorg put back is checked now, not at the next tick: an execute that can no
           // longer land before its deadline is cancelled at its nonce before a block mines it.
-          void Promise.resolve(checking).then(runCheck)
+          if (event.removed.length > 0) void Promise.resolve(checking).then(runCheck)
         },
         onError: (error) =>
           emit({ kind: 'error', message: `chain ${chainId}: block watcher: ${messageOf(error)}` }),
