@@ -13,6 +13,7 @@ import {
   type PublicClient,
   parseEther,
   parseUnits,
+  type TestClient,
   type Transport,
 } from 'viem'
 import { nonceManager, privateKeyToAccount } from 'viem/accounts'
@@ -99,28 +100,73 @@ export async function deploySandboxChain(parameters: DeploySandboxChainParameter
   const chain = sandboxChain(spec.chainId, spec.name, rpcUrl)
   const transport = http(rpcUrl)
   const publicClient = createPublicClient({ chain, transport })
-  const testClient = createTestClient({ chain, transport, mode: 'anvil' })
-  const sent: Hash[] = []
+  await fundNativeEther(createTestClient({ chain, transport, mode: 'anvil' }), [
+    roles.deployer,
+    roles.operator,
+    roles.payer,
+    roles.feeRecipient,
+    ...wallets,
+  ])
+  const sender: Sender = {
+    deployer: walletFor(chain, transport, roles.deployer),
+    payer: walletFor(chain, transport, roles.payer),
+    nextNonce: await publicClient.getTransactionCount({ address: roles.deployer.address }),
+    sent: [],
+  }
+  // Every step awaits each send in turn: the deployer's nonces, and so the addresses, follow that order.
+  const executors = await deployExecutors(sender, spec, roles)
+  const assets = await deployAssets(sender, spec.assets)
+  const tokens = await deployTokens(sender, catalogue, executors.managerAddress)
+  await mintOpeningBalances(sender, executors.managerAddress, tokens, assets, roles.payer.address, wallets)
+  await approveExecutors(sender, [...tokens, ...assets], executors)
+  await confirmAll(publicClient, sender.sent)
+  const [defaultAsset] = assets
+  if (!defaultAsset) throw new Error(`chain ${spec.chainId} has no asset`)
+  return { ...executors, assets, defaultAsset, tokens }
+}
 
-  const everyone = [roles.deployer, roles.operator, roles.payer, roles.feeRecipient, ...wallets]
+/** Sends the deployment's transactions and keeps their hashes, to confirm them all at the end. */
+type Sender = {
+  deployer: ReturnType<typeof walletFor>
+  payer: ReturnType<typeof walletFor>
+  /** The deployer's next nonce: it fixes the address of the next contract deployed. */
+  nextNonce: number
+  sent: Hash[]
+}
+
+type Executors = Pick<
+  ChainDeployment,
+  'managerAddress' | 'settlementAddress' | 'platformRouterAddress' | 'executorAddress'
+>
+
+async function fundNativeEther(testClient: TestClient, keys: readonly SandboxKey[]) {
   await Promise.all(
-    everyone.map((key) =>
+    keys.map((key) =>
       testClient.setBalance({ address: key.address, value: parseEther(seedBalances.nativeEther) }),
     ),
   )
+}
 
-  const deployer = walletFor(chain, transport, roles.deployer)
-  const payer = walletFor(chain, transport, roles.payer)
-  const deployerNonce = await publicClient.getTransactionCount({ address: roles.deployer.address })
-  let nextNonce = deployerNonce
-  // Addresses follow from the deployer's nonce, so transactions need not wait for each other.
-  const deploy = async (abi: Abi, bytecode: `0x${string}`, args: readonly unknown[]): Promise<Address> => {
-    const address = getContractAddress({ from: roles.deployer.address, nonce: BigInt(nextNonce++) })
-    sent.push(await deployer.deployContract({ abi, bytecode, args }))
-    return address
-  }
+/** Deploys a contract by the deployer; its address follows from the nonce, so the receipt is not awaited. */
+async function deploy(
+  sender: Sender,
+  abi: Abi,
+  bytecode: `0x${string}`,
+  args: readonly unknown[],
+): Promise<Address> {
+  const from = sender.deployer.account.address
+  const address = getContractAddress({ from, nonce: BigInt(sender.nextNonce++) })
+  sender.sent.push(await sender.deployer.deployContract({ abi, bytecode, args }))
+  return address
+}
 
-  const managerAddress = await deploy(stockTokenManagerAbi, stockTokenManagerBytecode, [
+/** The StockTokenManager, the RFQSettlement and, where the spec has one, the PlatformRouter. */
+async function deployExecutors(
+  sender: Sender,
+  spec: SandboxChainSpec,
+  roles: ChainRoleKeys,
+): Promise<Executors> {
+  const managerAddress = await deploy(sender, stockTokenManagerAbi, stockTokenManagerBytecode, [
     roles.deployer.address,
   ])
   const settlementArgs = [
@@ -129,26 +175,42 @@ export async function deploySandboxChain(parameters: DeploySandboxChainParameter
     roles.feeRecipient.address,
     roles.deployer.address,
   ]
-  const settlementAddress = await deploy(rfqSettlementAbi, rfqSettlementBytecode, settlementArgs)
+  const settlementAddress = await deploy(sender, rfqSettlementAbi, rfqSettlementBytecode, settlementArgs)
   const platformRouterAddress = spec.withPlatformRouter
-    ? await deploy(platformRouterAbi, platformRouterBytecode, settlementArgs)
+    ? await deploy(sender, platformRouterAbi, platformRouterBytecode, settlementArgs)
     : null
+  return {
+    managerAddress,
+    settlementAddress,
+    platformRouterAddress,
+    executorAddress: platformRouterAddress ?? settlementAddress,
+  }
+}
 
+async function deployAssets(sender: Sender, specs: SandboxChainSpec['assets']): Promise<DeployedAsset[]> {
   const assets: DeployedAsset[] = []
-  for (const asset of spec.assets) {
-    const address = await deploy(assetTokenAbi, assetTokenBytecode, [
+  for (const asset of specs) {
+    const address = await deploy(sender, assetTokenAbi, assetTokenBytecode, [
       asset.name,
       asset.symbol,
       asset.decimals,
       asset.zeroAllowanceFirst,
-      roles.deployer.address,
+      sender.deployer.account.address,
     ])
     assets.push({ ...asset, address })
   }
+  return assets
+}
 
+/** A StockToken per catalogue stock, each followed by its ShareToken where it has one. */
+async function deployTokens(
+  sender: Sender,
+  catalogue: readonly CatalogueStock[],
+  managerAddress: Address,
+): Promise<DeployedToken[]> {
   const tokens: DeployedToken[] = []
   for (const stock of catalogue) {
-    const stockAddress = await deploy(stockTokenAbi, stockTokenBytecode, [
+    const stockAddress = await deploy(sender, stockTokenAbi, stockTokenBytecode, [
       stock.name,
       stock.ticker,
       managerAddress,
@@ -157,7 +219,7 @@ export async function deploySandboxChain(parameters: DeploySandboxChainParameter
     if (stock.hasShareToken) {
       const ticker = shareTicker(stock.ticker)
       const name = `${stock.name} (fractional)`
-      const address = await deploy(shareTokenAbi, shareTokenBytecode, [
+      const address = await deploy(sender, shareTokenAbi, shareTokenBytecode, [
         name,
         ticker,
         managerAddress,
@@ -166,8 +228,19 @@ export async function deploySandboxChain(parameters: DeploySandboxChainParameter
       tokens.push(listedToken(stock, 'share', address, stockAddress))
     }
   }
+  return tokens
+}
 
-  const holders = [roles.payer.address, ...wallets.map((wallet) => wallet.address)]
+/** The payer's inventory and the test wallets' holdings of every token and asset ({@link seedBalances}). */
+async function mintOpeningBalances(
+  sender: Sender,
+  managerAddress: Address,
+  tokens: readonly DeployedToken[],
+  assets: readonly DeployedAsset[],
+  payer: Address,
+  wallets: readonly SandboxKey[],
+) {
+  const holders = [payer, ...wallets.map((wallet) => wallet.address)]
   for (const token of tokens) {
     const amounts =
       token.kind === 'stock'
@@ -176,8 +249,8 @@ export async function deploySandboxChain(parameters: DeploySandboxChainParameter
             parseUnits(seedBalances.payerShareTokens, 18),
             ...wallets.map(() => parseUnits(seedBalances.walletShareTokens, 18)),
           ]
-    sent.push(
-      await deployer.writeContract({
+    sender.sent.push(
+      await sender.deployer.writeContract({
         address: managerAddress,
         abi: stockTokenManagerAbi,
         functionName: 'mintBatch',
@@ -187,12 +260,12 @@ export async function deploySandboxChain(parameters: DeploySandboxChainParameter
   }
   for (const asset of assets) {
     const mints: [Address, string][] = [
-      [roles.payer.address, seedBalances.payerAsset],
+      [payer, seedBalances.payerAsset],
       ...wallets.map((wallet): [Address, string] => [wallet.address, seedBalances.walletAsset]),
     ]
     for (const [to, amount] of mints) {
-      sent.push(
-        await deployer.writeContract({
+      sender.sent.push(
+        await sender.deployer.writeContract({
           address: asset.address,
           abi: assetTokenAbi,
           functionName: 'mint',
@@ -201,12 +274,19 @@ export async function deploySandboxChain(parameters: DeploySandboxChainParameter
       )
     }
   }
+}
 
+/** Lets the settlement contracts (and router) draw on the payer's tokens and assets. */
+async function approveExecutors(
+  sender: Sender,
+  tokens: readonly { address: Address }[],
+  { settlementAddress, platformRouterAddress }: Executors,
+) {
   const executors = platformRouterAddress ? [settlementAddress, platformRouterAddress] : [settlementAddress]
-  for (const token of [...tokens, ...assets]) {
+  for (const token of tokens) {
     for (const spender of executors) {
-      sent.push(
-        await payer.writeContract({
+      sender.sent.push(
+        await sender.payer.writeContract({
           address: token.address,
           abi: assetTokenAbi,
           functionName: 'approve',
@@ -214,19 +294,6 @@ export async function deploySandboxChain(parameters: DeploySandboxChainParameter
         }),
       )
     }
-  }
-
-  await confirmAll(publicClient, sent)
-  const [defaultAsset] = assets
-  if (!defaultAsset) throw new Error(`chain ${spec.chainId} has no asset`)
-  return {
-    managerAddress,
-    settlementAddress,
-    platformRouterAddress,
-    executorAddress: platformRouterAddress ?? settlementAddress,
-    assets,
-    defaultAsset,
-    tokens,
   }
 }
 

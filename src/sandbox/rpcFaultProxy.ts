@@ -1,14 +1,8 @@
-import {
-  Agent,
-  createServer,
-  request as httpRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http'
+import { Agent, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { type Address, type Hex, keccak256, parseTransaction } from 'viem'
 import { StockrouteError } from '../domain/errors.js'
+import { answer, forward, readBody, type UpstreamReply } from './rpcFaultProxyHttp.js'
 import { seededRandom } from './seededRandom.js'
 
 // A loopback HTTP proxy in front of one JSON-RPC endpoint (an anvil chain) that injects the faults a
@@ -121,9 +115,6 @@ export class RpcFaultProxyError extends StockrouteError {
   }
 }
 
-/** Largest request body forwarded (anvil's own limit is far above any real call). */
-const maxBodyBytes = 16 * 1024 * 1024
-
 /**
  * Starts a fault-injecting JSON-RPC proxy on 127.0.0.1 in front of `upstream`. Headers and bodies
  * pass through unchanged (batches included); each request draws its fate from a seeded PRNG:
@@ -137,191 +128,200 @@ const maxBodyBytes = 16 * 1024 * 1024
  * await proxy.stop()
  */
 export async function startRpcFaultProxy(parameters: StartRpcFaultProxyParameters): Promise<RpcFaultProxy> {
-  const upstream = parseUpstream(parameters.upstream)
-  let active = validateFaults(parameters.faults ?? {})
-  const random = seededRandom(parameters.seed ?? 1)
-  const stats: RpcFaultStats = {
-    ...emptyCounters(),
-    forwarded: 0,
-    upstreamErrors: 0,
-    withheld: 0,
-    byMethod: {},
-  }
-  let withhold: ((tx: SentTransactionView) => boolean) | undefined
-  const agent = new Agent({ keepAlive: true, maxSockets: 64 })
-  const sockets = new Set<Socket>()
-  const timers = new Set<NodeJS.Timeout>()
-  let stopped = false
+  const proxy = newProxyState(parameters)
+  const server = createProxyServer(proxy)
+  const port = await listenOnLoopback(server, parameters.port ?? 0)
+  return proxyHandle(proxy, server, port)
+}
 
+/** What one proxy holds: its upstream, active faults and draws, counters and open resources. */
+type ProxyState = {
+  upstream: URL
+  active: RpcFaults
+  random: () => number
+  stats: RpcFaultStats
+  withhold: ((tx: SentTransactionView) => boolean) | undefined
+  agent: Agent
+  sockets: Set<Socket>
+  timers: Set<NodeJS.Timeout>
+  stopped: boolean
+  stopping: Promise<void> | undefined
+}
+
+function newProxyState(parameters: StartRpcFaultProxyParameters): ProxyState {
+  return {
+    upstream: parseUpstream(parameters.upstream),
+    active: validateFaults(parameters.faults ?? {}),
+    random: seededRandom(parameters.seed ?? 1),
+    stats: { ...emptyCounters(), forwarded: 0, upstreamErrors: 0, withheld: 0, byMethod: {} },
+    withhold: undefined,
+    agent: new Agent({ keepAlive: true, maxSockets: 64 }),
+    sockets: new Set(),
+    timers: new Set(),
+    stopped: false,
+    stopping: undefined,
+  }
+}
+
+/** The HTTP server: reads each body whole, then handles it; tracks connections to close them on stop. */
+function createProxyServer(proxy: ProxyState): Server {
   const server = createServer((req, res) => {
     readBody(req)
-      .then((body) => handle(req, res, body))
+      .then((body) => handleRequest(proxy, req, res, body))
       .catch((error: unknown) => {
         if (!res.headersSent) answer(res, 400, `rpcFaultProxy: ${(error as Error).message}`)
         else req.socket.destroy()
       })
   })
   server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.once('close', () => sockets.delete(socket))
+    proxy.sockets.add(socket)
+    socket.once('close', () => proxy.sockets.delete(socket))
   })
+  return server
+}
 
-  async function handle(req: IncomingMessage, res: ServerResponse, body: Buffer) {
-    const methods = methodsOf(body)
-    const faults = active
-    const eligible = faults.methods === undefined || methods.some((m) => faults.methods?.includes(m))
-    // Always three draws per request, so the faults of one request never shift those of the next.
-    const delayDraw = random()
-    const delayAmountDraw = random()
-    const faultDraw = random()
-    const delay =
-      eligible && delayDraw < (faults.delayRate ?? 1) ? delayOf(faults.delayMs, delayAmountDraw) : 0
-    const fault = eligible ? pickFault(faults, faultDraw) : 'none'
-    count(methods, (counters) => {
-      counters.requests += 1
-      if (eligible) counters.eligible += 1
-      if (delay > 0) counters.delayed += 1
-      if (fault === 'drop') counters.dropped += 1
-      if (fault === 'cut') counters.cut += 1
-      if (fault === 'error') counters.errored += 1
-    })
-    if (delay > 0) await sleep(delay)
-    if (stopped) return void req.socket.destroy()
-    if (fault === 'drop') return void req.socket.destroy()
-    if (fault === 'error') return answer(res, 502, 'Bad Gateway (rpcFaultProxy: injected fault)')
-    const split = withhold ? withheldCalls(body, withhold) : undefined
-    if (split && split.withheld.length > 0) return answerWithheld(req, res, split)
-    stats.forwarded += 1
-    let reply: UpstreamReply
+async function handleRequest(proxy: ProxyState, req: IncomingMessage, res: ServerResponse, body: Buffer) {
+  const methods = methodsOf(body)
+  const { delay, fault } = drawFate(proxy, methods)
+  if (delay > 0) await sleep(proxy.timers, delay)
+  if (proxy.stopped) return void req.socket.destroy()
+  if (fault === 'drop') return void req.socket.destroy()
+  if (fault === 'error') return answer(res, 502, 'Bad Gateway (rpcFaultProxy: injected fault)')
+  const split = proxy.withhold ? withheldCalls(body, proxy.withhold) : undefined
+  if (split && split.withheld.length > 0) return answerWithheld(proxy, req, res, split)
+  proxy.stats.forwarded += 1
+  let reply: UpstreamReply
+  try {
+    reply = await forward(proxy.upstream, proxy.agent, req, body)
+  } catch (error) {
+    return answerUpstreamFailure(proxy, res, error)
+  }
+  if (fault === 'cut') return void req.socket.destroy()
+  res.writeHead(reply.status, reply.headers)
+  res.end(reply.body)
+}
+
+/** Draws one request's delay and fault from the active faults, and counts them. */
+function drawFate(proxy: ProxyState, methods: string[]): { delay: number; fault: Fault } {
+  const faults = proxy.active
+  const eligible = faults.methods === undefined || methods.some((m) => faults.methods?.includes(m))
+  // Always three draws per request, so the faults of one request never shift those of the next.
+  const delayDraw = proxy.random()
+  const delayAmountDraw = proxy.random()
+  const faultDraw = proxy.random()
+  const delay = eligible && delayDraw < (faults.delayRate ?? 1) ? delayOf(faults.delayMs, delayAmountDraw) : 0
+  const fault = eligible ? pickFault(faults, faultDraw) : 'none'
+  count(proxy.stats, methods, (counters) => {
+    counters.requests += 1
+    if (eligible) counters.eligible += 1
+    if (delay > 0) counters.delayed += 1
+    if (fault === 'drop') counters.dropped += 1
+    if (fault === 'cut') counters.cut += 1
+    if (fault === 'error') counters.errored += 1
+  })
+  return { delay, fault }
+}
+
+/** The node could not be reached: 502, counted apart from the injected faults. */
+function answerUpstreamFailure(proxy: ProxyState, res: ServerResponse, error: unknown) {
+  proxy.stats.upstreamErrors += 1
+  answer(
+    res,
+    502,
+    `Bad Gateway (rpcFaultProxy: upstream ${proxy.upstream.href}: ${(error as Error).message})`,
+  )
+}
+
+/** Answers the withheld calls with their hashes, and forwards the rest of their batch, if any. */
+async function answerWithheld(
+  proxy: ProxyState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  split: WithheldSplit,
+) {
+  proxy.stats.withheld += split.withheld.length
+  let replies = split.withheld
+  if (split.rest.length > 0) {
+    proxy.stats.forwarded += 1
     try {
-      reply = await forward(req, body)
+      const reply = await forward(proxy.upstream, proxy.agent, req, Buffer.from(JSON.stringify(split.rest)))
+      const parsed: unknown = JSON.parse(reply.body.toString('utf8'))
+      replies = [...(Array.isArray(parsed) ? parsed : [parsed]), ...replies]
     } catch (error) {
-      return answerUpstreamFailure(res, error)
-    }
-    if (fault === 'cut') return void req.socket.destroy()
-    res.writeHead(reply.status, reply.headers)
-    res.end(reply.body)
-  }
-
-  /** The node could not be reached: 502, counted apart from the injected faults. */
-  function answerUpstreamFailure(res: ServerResponse, error: unknown) {
-    stats.upstreamErrors += 1
-    answer(res, 502, `Bad Gateway (rpcFaultProxy: upstream ${upstream.href}: ${(error as Error).message})`)
-  }
-
-  /** Answers the withheld calls with their hashes, and forwards the rest of their batch, if any. */
-  async function answerWithheld(req: IncomingMessage, res: ServerResponse, split: WithheldSplit) {
-    stats.withheld += split.withheld.length
-    let replies = split.withheld
-    if (split.rest.length > 0) {
-      stats.forwarded += 1
-      try {
-        const reply = await forward(req, Buffer.from(JSON.stringify(split.rest)))
-        const parsed: unknown = JSON.parse(reply.body.toString('utf8'))
-        replies = [...(Array.isArray(parsed) ? parsed : [parsed]), ...replies]
-      } catch (error) {
-        return answerUpstreamFailure(res, error)
-      }
-    }
-    const text = JSON.stringify(split.batch ? replies : replies[0])
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
-    res.end(text)
-  }
-
-  type UpstreamReply = { status: number; headers: IncomingHttpHeaders; body: Buffer }
-  function forward(req: IncomingMessage, body: Buffer): Promise<UpstreamReply> {
-    return new Promise((resolve, reject) => {
-      const headers = passHeaders(req.headers)
-      headers.host = upstream.host
-      headers['content-length'] = String(body.length)
-      const outgoing = httpRequest(
-        {
-          agent,
-          protocol: upstream.protocol,
-          hostname: upstream.hostname,
-          port: upstream.port,
-          path: `${upstream.pathname}${upstream.search}`,
-          method: req.method,
-          headers,
-          timeout: 30_000,
-        },
-        (incoming) => {
-          readBody(incoming)
-            .then((reply) => {
-              const replyHeaders = passHeaders(incoming.headers)
-              replyHeaders['content-length'] = String(reply.length)
-              resolve({ status: incoming.statusCode ?? 502, headers: replyHeaders, body: reply })
-            })
-            .catch(reject)
-        },
-      )
-      outgoing.once('timeout', () => outgoing.destroy(new Error('no answer within 30 s')))
-      outgoing.once('error', reject)
-      outgoing.end(body)
-    })
-  }
-
-  function count(methods: string[], update: (counters: RpcFaultCounters) => void) {
-    update(stats)
-    for (const method of new Set(methods.length > 0 ? methods : ['(unparsed)'])) {
-      stats.byMethod[method] ??= emptyCounters()
-      update(stats.byMethod[method])
+      return answerUpstreamFailure(proxy, res, error)
     }
   }
+  const text = JSON.stringify(split.batch ? replies : replies[0])
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+  res.end(text)
+}
 
-  function sleep(ms: number) {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        timers.delete(timer)
-        resolve()
-      }, ms)
-      timers.add(timer)
-    })
+function count(stats: RpcFaultStats, methods: string[], update: (counters: RpcFaultCounters) => void) {
+  update(stats)
+  for (const method of new Set(methods.length > 0 ? methods : ['(unparsed)'])) {
+    stats.byMethod[method] ??= emptyCounters()
+    update(stats.byMethod[method])
   }
+}
 
+/** A delay that {@link stopProxy} can cancel: its timer stays in `timers` until it fires. */
+function sleep(timers: Set<NodeJS.Timeout>, ms: number) {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer)
+      resolve()
+    }, ms)
+    timers.add(timer)
+  })
+}
+
+/** Listens on 127.0.0.1:`port` (0: a free one) and returns the port. */
+async function listenOnLoopback(server: Server, port: number): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) =>
       reject(
-        new RpcFaultProxyError(
-          `rpcFaultProxy cannot listen on 127.0.0.1:${parameters.port ?? 0}: ${error.message}`,
-          {
-            code: 'RPC_FAULT_PROXY_LISTEN_FAILED',
-            remedy: 'choose a free port, or 0 to let the system pick one',
-            cause: error,
-          },
-        ),
+        new RpcFaultProxyError(`rpcFaultProxy cannot listen on 127.0.0.1:${port}: ${error.message}`, {
+          code: 'RPC_FAULT_PROXY_LISTEN_FAILED',
+          remedy: 'choose a free port, or 0 to let the system pick one',
+          cause: error,
+        }),
       ),
     )
-    server.listen(parameters.port ?? 0, '127.0.0.1', () => resolve())
+    server.listen(port, '127.0.0.1', () => resolve())
   })
-  const { port } = server.address() as AddressInfo
+  return (server.address() as AddressInfo).port
+}
 
-  let stopping: Promise<void> | undefined
+/** The {@link RpcFaultProxy} a caller holds. */
+function proxyHandle(proxy: ProxyState, server: Server, port: number): RpcFaultProxy {
   return {
     url: `http://127.0.0.1:${port}`,
     setFaults(faults) {
-      active = validateFaults(faults)
+      proxy.active = validateFaults(faults)
     },
     withholdTransactions(filter) {
-      withhold = filter
+      proxy.withhold = filter
     },
-    faults: () => ({ ...active }),
+    faults: () => ({ ...proxy.active }),
     stats: () => ({
-      ...stats,
-      byMethod: Object.fromEntries(Object.entries(stats.byMethod).map(([m, c]) => [m, { ...c }])),
+      ...proxy.stats,
+      byMethod: Object.fromEntries(Object.entries(proxy.stats.byMethod).map(([m, c]) => [m, { ...c }])),
     }),
-    stop() {
-      stopping ??= new Promise<void>((resolve) => {
-        stopped = true
-        for (const timer of timers) clearTimeout(timer)
-        timers.clear()
-        server.close(() => resolve())
-        for (const socket of sockets) socket.destroy()
-        agent.destroy()
-      })
-      return stopping
-    },
+    stop: () => stopProxy(proxy, server),
   }
+}
+
+/** Closes the server and every open connection, abandoning delayed requests; idempotent. */
+function stopProxy(proxy: ProxyState, server: Server): Promise<void> {
+  proxy.stopping ??= new Promise<void>((resolve) => {
+    proxy.stopped = true
+    for (const timer of proxy.timers) clearTimeout(timer)
+    proxy.timers.clear()
+    server.close(() => resolve())
+    for (const socket of proxy.sockets) socket.destroy()
+    proxy.agent.destroy()
+  })
+  return proxy.stopping
 }
 
 type Fault = 'none' | 'drop' | 'cut' | 'error'
@@ -440,50 +440,6 @@ function parseUpstream(text: string): URL {
       `upstream must be an http URL (the proxy speaks plain HTTP), got ${url.protocol}`,
     )
   return url
-}
-
-/** Hop-by-hop headers are the connection's, not the message's: never passed on. */
-const hopByHop = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'upgrade',
-  'te',
-  'trailer',
-  'content-length',
-])
-
-function passHeaders(headers: IncomingHttpHeaders): Record<string, string | string[]> {
-  const passed: Record<string, string | string[]> = {}
-  for (const [name, value] of Object.entries(headers))
-    if (value !== undefined && !hopByHop.has(name)) passed[name] = value
-  return passed
-}
-
-function readBody(stream: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    stream.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > maxBodyBytes) {
-        stream.destroy()
-        reject(new Error(`body over ${maxBodyBytes} bytes`))
-      } else chunks.push(chunk)
-    })
-    stream.once('end', () => resolve(Buffer.concat(chunks)))
-    stream.once('error', reject)
-    stream.once('aborted', () => reject(new Error('request aborted')))
-  })
-}
-
-function answer(res: ServerResponse, status: number, text: string) {
-  res.writeHead(status, {
-    'content-type': 'text/plain; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  })
-  res.end(text)
 }
 
 function emptyCounters(): RpcFaultCounters {
