@@ -1,7 +1,11 @@
 // The layers of ../shared/DESIGN.md ("Modules"), enforced by `npm run lint`: each folder of src/
 // imports only the folders its row allows, and no module imports itself back through others.
 // Folders not in DESIGN's table take the layer they belong to: dashboard/ (the daemon's static
-// assets) sits beside report/; index.ts is the library's public entry.
+// assets) sits beside report/; config/ (the application's configuration: the file's schemas, reading
+// and loading it, its mapping to the engine's settings and wallets) sits under daemon/ and cli/,
+// which both read it, and over what its schemas and mappings name (the engine's settings, the
+// strategies' schema, the sandbox's written file, the ledger's notional, the wallets' accounts);
+// index.ts is the library's public entry.
 
 /** What each folder of src/ may import besides itself (DESIGN.md's "may import" column). */
 const mayImport = {
@@ -15,8 +19,9 @@ const mayImport = {
   dashboard: ['report'],
   transactions: ['domain', 'chain', 'store'],
   engine: ['domain', 'api', 'chain', 'store', 'transactions'],
-  daemon: ['domain', 'api', 'chain', 'store', 'transactions', 'engine', 'strategy', 'report', 'sandbox', 'dashboard'],
-  cli: ['domain', 'api', 'chain', 'store', 'transactions', 'engine', 'strategy', 'report', 'sandbox', 'daemon'],
+  config: ['domain', 'chain', 'store', 'engine', 'strategy', 'sandbox'],
+  daemon: ['domain', 'api', 'chain', 'store', 'transactions', 'engine', 'strategy', 'report', 'sandbox', 'dashboard', 'config'],
+  cli: ['domain', 'api', 'chain', 'store', 'transactions', 'engine', 'strategy', 'report', 'sandbox', 'config', 'daemon'],
 }
 const folders = Object.keys(mayImport)
 

@@ -159,7 +159,7 @@ try {
       ledgerDir,
       serviceUrl,
       credential: sandbox.credential,
-      // The engine signs with the account the daemon builds from a key (daemon/wallets.ts).
+      // The engine signs with the account the daemon builds from a key (config/wallets.ts).
       account: privateKeyToFastAccount(wallet.privateKey),
       extraAccounts: extra.map((w) => privateKeyToFastAccount(w.privateKey)),
       chains: sandbox.chains,

@@ -14,7 +14,7 @@ import {
   parseUnits,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import type { ConfigFileInput } from '../../src/daemon/config.js'
+import type { ConfigFileInput } from '../../src/config/config.js'
 import { assetTokenAbi } from '../../src/sandbox/contracts/artifacts/index.js'
 import { sandboxChain } from '../../src/sandbox/deploy.js'
 import type { SandboxDescription } from '../../src/sandbox/describe.js'

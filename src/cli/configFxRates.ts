@@ -1,5 +1,5 @@
-import { readConfigFile, readEmbeddedConfig } from '../daemon/config.js'
-import { engineSettingsOf } from '../daemon/engineConfig.js'
+import { readConfigFile, readEmbeddedConfig } from '../config/config.js'
+import { engineSettingsOf } from '../config/engineConfig.js'
 import type { FxRates } from '../domain/quotePrice.js'
 
 /**

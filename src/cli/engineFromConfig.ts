@@ -1,8 +1,8 @@
 import type { ServiceClient } from '../api/createServiceClient.js'
-import type { StockrouteConfig } from '../daemon/config.js'
-import { engineChainConfigsOf, engineSettingsOf } from '../daemon/engineConfig.js'
-import { ledgerPathOf } from '../daemon/ledgerPath.js'
-import { walletsOf } from '../daemon/wallets.js'
+import type { StockrouteConfig } from '../config/config.js'
+import { engineChainConfigsOf, engineSettingsOf } from '../config/engineConfig.js'
+import { ledgerPathOf } from '../config/ledgerPath.js'
+import { walletsOf } from '../config/wallets.js'
 import { createEngine, type Engine, type EngineHooks } from '../engine/index.js'
 import { type Ledger, migrationProgressPrinter, openLedger } from '../store/index.js'
 

@@ -1,5 +1,5 @@
 import { getMarketQuotes } from '../api/actions/getMarketQuotes.js'
-import { readEmbeddedConfig } from '../daemon/config.js'
+import { readEmbeddedConfig } from '../config/config.js'
 import { isExchangeCode, marketCodes } from '../domain/markets.js'
 import type { MarketPriceBook } from '../report/types.js'
 import { serviceClientFromConfig } from './serviceClient.js'

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createServiceClient, type ServiceClient } from '../api/createServiceClient.js'
-import { loadConfig, type StockrouteConfig } from '../daemon/config.js'
+import { loadConfig, type StockrouteConfig } from '../config/config.js'
 
 /** Adds the options every command that talks to the service takes. */
 export function withServiceOptions(command: Command): Command {

@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { getBlock } from 'viem/actions'
+import type { DaemonConfig, StockrouteConfig } from '../config/config.js'
+import { ledgerPathOf } from '../config/ledgerPath.js'
 import { plural } from '../domain/plural.js'
 import { publicClientFor } from '../sandbox/chainClients.js'
 import { fundWallet } from '../sandbox/fundWallet.js'
@@ -8,8 +10,6 @@ import { defaultKeySeed, sandboxKey } from '../sandbox/keys.js'
 import { type Sandbox, startSandbox } from '../sandbox/startSandbox.js'
 import { migrationProgressPrinter } from '../store/migrationProgress.js'
 import { openLedger } from '../store/openLedger.js'
-import type { DaemonConfig, StockrouteConfig } from './config.js'
-import { ledgerPathOf } from './ledgerPath.js'
 
 /** A running embedded sandbox and the configuration that trades on it. */
 export type EmbeddedRun = {

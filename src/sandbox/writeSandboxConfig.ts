@@ -5,7 +5,7 @@ import type { SandboxDescription } from './describe.js'
 
 /**
  * The stockroute.json the sandbox writes: the fields it sets, the rest left to their defaults. The
- * daemon's config schema checks at compile time that it accepts this (src/daemon/config.ts).
+ * daemon's config schema checks at compile time that it accepts this (src/config/configFile.ts).
  */
 export type SandboxConfigFile = {
   service: { baseUrl: string; apiKeyEnv: string; apiSecretEnv: string }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generatePrivateKey } from 'viem/accounts'
 import { afterAll, describe, expect, it } from 'vitest'
-import { configFieldsRemedy } from '../../src/daemon/config.js'
+import { configFieldsRemedy } from '../../src/config/config.js'
 import { runStockroute } from '../helpers/processes.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
 import { describe, expect, it } from 'vitest'
 import { checkLoadedConfig } from '../../src/cli/doctor/index.js'
-import { loadConfig, loadDaemonConfig, readConfigFile } from '../../src/daemon/config.js'
+import { loadConfig, loadDaemonConfig, readConfigFile } from '../../src/config/config.js'
 import { repoRoot } from '../helpers/processes.js'
 
 describe('config/example.service.json and .env.example', () => {

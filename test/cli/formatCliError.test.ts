@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { formatCliError } from '../../src/cli/formatCliError.js'
-import { configFileNotFound } from '../../src/daemon/config.js'
+import { configFileNotFound } from '../../src/config/config.js'
 import { StockrouteError } from '../../src/domain/errors.js'
 
 describe('formatCliError', () => {

@@ -6,7 +6,7 @@ import { type Address, erc20Abi, type Hex, isAddressEqual } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { getTransactionCount } from 'viem/actions'
 import { afterAll, describe, expect, it } from 'vitest'
-import { loadDaemonConfig } from '../../src/daemon/config.js'
+import { loadDaemonConfig } from '../../src/config/config.js'
 import { type Daemon, startDaemon } from '../../src/daemon/startDaemon.js'
 import { openLedger } from '../../src/store/index.js'
 import {

@@ -6,7 +6,7 @@ import {
   type DaemonConfig,
   loadDaemonConfig,
   type StockrouteConfig,
-} from '../../daemon/config.js'
+} from '../../config/config.js'
 import {
   checkStrategyMarketRules,
   type ParsedStrategyConfig,

@@ -5,7 +5,7 @@ import { type GetRouterQuoteReturnType, getRouterQuote } from '../../api/actions
 import type { ServiceClient } from '../../api/createServiceClient.js'
 import { decimalsOfTokenKind } from '../../api/tokenQuantity.js'
 import { ChainRpcError } from '../../chain/errors.js'
-import type { StockrouteConfig } from '../../daemon/config.js'
+import type { StockrouteConfig } from '../../config/config.js'
 import { StockrouteError } from '../../domain/errors.js'
 import { assetDecimalsOf } from '../../domain/units.js'
 import type { QuotePreview, SwapIntent } from '../../engine/index.js'

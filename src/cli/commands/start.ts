@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import type { Command } from 'commander'
-import { ConfigError, loadDaemonConfig } from '../../daemon/config.js'
+import { ConfigError, loadDaemonConfig } from '../../config/config.js'
 import { unfinishedLeftByEmbeddedRun } from '../../daemon/embeddedSandbox.js'
 import { type DaemonReport, startDaemon } from '../../daemon/startDaemon.js'
 import { plural } from '../../domain/plural.js'

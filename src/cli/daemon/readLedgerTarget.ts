@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
-import { configFileNotFound, readConfigFile, readEmbeddedConfig } from '../../daemon/config.js'
-import type { DaemonSettings } from '../../daemon/daemonConfig.js'
-import { ledgerPathOf } from '../../daemon/ledgerPath.js'
+import { configFileNotFound, readConfigFile, readEmbeddedConfig } from '../../config/config.js'
+import type { DaemonSettings } from '../../config/daemonConfig.js'
+import { ledgerPathOf } from '../../config/ledgerPath.js'
 
 /** What a command that reads or steers a ledger needs of a configuration: no secrets. */
 export type LedgerTarget = {

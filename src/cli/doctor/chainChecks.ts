@@ -8,7 +8,7 @@ import {
 import { type ChainClients, createChainClients } from '../../chain/clients.js'
 import { readAllowance, readBalance, readDecimals } from '../../chain/erc20.js'
 import { type ExecutorDomain, readExecutorDomain } from '../../chain/readExecutorDomain.js'
-import type { ExecutionConfig, StockrouteConfig } from '../../daemon/config.js'
+import type { ExecutionConfig, StockrouteConfig } from '../../config/config.js'
 import { type DoctorCheck, reasonOf, redactUrl, withTimeout } from './types.js'
 
 /** Below this much native gas money the wallet is warned about: 0.01 (ETH or the chain's native coin). */

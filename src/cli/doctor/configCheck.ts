@@ -1,6 +1,6 @@
 import type { Address, LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { ConfigError, loadDaemonConfig, type StockrouteConfig } from '../../daemon/config.js'
+import { ConfigError, loadDaemonConfig, type StockrouteConfig } from '../../config/config.js'
 import { type DoctorCheck, type DoctorReport, reasonOf, reportOf } from './types.js'
 
 /** A configuration doctor can check (a service, its secrets loaded), or the report of why it cannot. */

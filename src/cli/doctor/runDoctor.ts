@@ -1,6 +1,6 @@
 import { createServiceClient, type ServiceClient } from '../../api/createServiceClient.js'
 import { createRequestLimiter } from '../../api/limiter.js'
-import type { StockrouteConfig } from '../../daemon/config.js'
+import type { StockrouteConfig } from '../../config/config.js'
 import { checkChain } from './chainChecks.js'
 import { checkLoadedConfig } from './configCheck.js'
 import { checkKillSwitch } from './killSwitchCheck.js'

@@ -1,7 +1,7 @@
 import type { NotificationRecord } from '../../store/index.js'
-import type { NotificationSink } from './config.js'
 import { type AssetSymbolOf, formatNotificationText } from './formatNotificationText.js'
 import { notificationEventOf } from './notificationEvents.js'
+import type { NotificationSink } from './resolveNotificationSinks.js'
 import { signWebhookBody } from './signWebhookBody.js'
 
 /** An HTTP request to a sink. `url` may hold a secret (bot token, chat webhook): never log it. */

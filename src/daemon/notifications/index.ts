@@ -2,13 +2,13 @@
 // through the outbox of the ledger (docs/notifications.md).
 
 export * from './buildSinkRequest.js'
-export * from './config.js'
 export * from './dailySummary.js'
 export * from './deliverToSink.js'
 export * from './formatBaseUnits.js'
 export * from './formatNotificationText.js'
 export * from './notificationEvents.js'
 export * from './parseRetryAfter.js'
+export * from './resolveNotificationSinks.js'
 export * from './retryDelay.js'
 export * from './signWebhookBody.js'
 export * from './sinkSubscription.js'

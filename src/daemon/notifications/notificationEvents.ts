@@ -1,26 +1,8 @@
+import type { NotificationEventName } from '../../config/notificationsConfig.js'
 import type { LedgerEvent, LedgerEventKind } from '../../store/index.js'
 
-// The notification names a sink subscribes to, and which ledger events each one covers.
-
-/** What a sink can subscribe to (the `events` of a sink in stockroute.json). */
-export const notificationEventNames = [
-  'fill',
-  'failure',
-  'halt',
-  'discrepancy',
-  'recovery',
-  'daily_summary',
-] as const
-export type NotificationEventName = (typeof notificationEventNames)[number]
-
-/** A sink's events when its config lists none: all but `recovery` (one line per step of a restart is noise). */
-export const defaultNotificationEvents = [
-  'fill',
-  'failure',
-  'halt',
-  'discrepancy',
-  'daily_summary',
-] as const satisfies readonly NotificationEventName[]
+// Which ledger events each notification name covers (the names a sink subscribes to are
+// `notificationEventNames`, src/config/notificationsConfig.ts).
 
 /** Execution states that end an execution without a fill: what `failure` reports. */
 export const failureStates: readonly string[] = ['failed', 'expired', 'rejected']

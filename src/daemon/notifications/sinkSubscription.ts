@@ -1,9 +1,6 @@
+import type { NotificationEventName } from '../../config/notificationsConfig.js'
 import type { LedgerEvent, LedgerEventKind } from '../../store/index.js'
-import {
-  ledgerKindsByNotification,
-  type NotificationEventName,
-  notificationEventOf,
-} from './notificationEvents.js'
+import { ledgerKindsByNotification, notificationEventOf } from './notificationEvents.js'
 
 /** What `ledger.notifications.enqueueNew` needs to pick a sink's events. */
 export type SinkSubscription = {

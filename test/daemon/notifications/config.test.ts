@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  NotificationConfigError,
-  notificationsConfigSchema,
-  resolveNotificationSinks,
-} from '../../../src/daemon/notifications/index.js'
+import { notificationsConfigSchema } from '../../../src/config/notificationsConfig.js'
+import { NotificationConfigError, resolveNotificationSinks } from '../../../src/daemon/notifications/index.js'
 
 const messagesOf = (input: unknown): string[] => {
   const result = notificationsConfigSchema.safeParse(input)

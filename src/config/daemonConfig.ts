@@ -1,7 +1,7 @@
 import cron from 'node-cron'
 import { z } from 'zod'
 import { strategyConfigSchema } from '../strategy/index.js'
-import { notificationsConfigSchema } from './notifications/config.js'
+import { notificationsConfigSchema } from './notificationsConfig.js'
 
 // The daemon's own sections of stockroute.json: what it trades (strategies), how it watches the
 // market, its control API, its cron jobs and what it prints. Every field has a default, so a
