@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3'
 import { z } from 'zod'
 import {
   divideHalfAway,
@@ -7,10 +8,10 @@ import {
   formatCentiBps,
 } from '../../domain/fillSlippage.js'
 import { type ExchangeCode, isExchangeCode, marketCodes } from '../../domain/markets.js'
-import { defaultFxRates } from '../../domain/quotePrice.js'
+import { defaultFxRates, type FxRates } from '../../domain/quotePrice.js'
 import { priceDecimals } from '../../domain/units.js'
 import { formatAmount } from '../formatAmount.js'
-import type { Report, ReportContext, ReportFilter, ReportValue } from '../types.js'
+import type { Report, ReportColumn, ReportContext, ReportFilter, ReportValue } from '../types.js'
 import { selectLedgerDays } from './selectLedgerDays.js'
 import { tokensOfTicker } from './tokenScope.js'
 
@@ -46,6 +47,55 @@ const quotePartSchema = z.object({
 /** Each market's currency. */
 const currencyOf: Record<ExchangeCode, string> = { 0: 'USD', 1: 'HKD', 3: 'KRW' }
 
+/** The columns of the `fills` table. */
+const fillColumns: readonly ReportColumn[] = [
+  { key: 'id', title: 'Fill', kind: 'integer' },
+  { key: 'time', title: 'Block time', kind: 'time' },
+  { key: 'chain_id', title: 'Chain', kind: 'integer' },
+  { key: 'ticker', title: 'Ticker', kind: 'text' },
+  { key: 'side', title: 'Side', kind: 'text' },
+  { key: 'execution_id', title: 'Execution', kind: 'integer' },
+  { key: 'strategy', title: 'Strategy', kind: 'text' },
+  { key: 'quantity', title: 'Quantity', kind: 'decimal', unit: 'shares' },
+  { key: 'asset_amount', title: 'Asset amount', kind: 'decimal' },
+  { key: 'fee', title: 'Fee', kind: 'decimal' },
+  { key: 'price', title: 'Price (asset/share)', kind: 'decimal' },
+  { key: 'currency', title: 'Currency', kind: 'text' },
+  { key: 'price_in_currency', title: 'Price (currency/share)', kind: 'decimal' },
+  { key: 'market_price', title: 'Market price at intent', kind: 'decimal' },
+  { key: 'market_price_at', title: 'Market price read', kind: 'time' },
+  { key: 'quoted_amount_out', title: 'Quoted out', kind: 'decimal' },
+  { key: 'amount_out', title: 'Filled out', kind: 'decimal' },
+  { key: 'slippage_vs_quote_bps', title: 'Slippage vs quote', kind: 'decimal', unit: 'bps' },
+  { key: 'slippage_vs_market_bps', title: 'Slippage vs market', kind: 'decimal', unit: 'bps' },
+  { key: 'tx_hash', title: 'Transaction', kind: 'text' },
+]
+
+/** The columns of the `slippage` table. */
+const slippageColumns: readonly ReportColumn[] = [
+  { key: 'chain_id', title: 'Chain', kind: 'integer' },
+  { key: 'ticker', title: 'Ticker', kind: 'text' },
+  { key: 'fills', title: 'Fills', kind: 'integer' },
+  { key: 'avg_vs_quote_bps', title: 'Avg vs quote', kind: 'decimal', unit: 'bps' },
+  { key: 'fills_with_market_price', title: 'With market price', kind: 'integer' },
+  { key: 'avg_vs_market_bps', title: 'Avg vs market', kind: 'decimal', unit: 'bps' },
+  { key: 'worst_vs_market_bps', title: 'Worst vs market', kind: 'decimal', unit: 'bps' },
+]
+
+/** A chain and token's slippage over the whole selection, summed from the ledger's daily figures. */
+type SlippageGroup = {
+  chainId: number
+  ticker: string
+  fills: number
+  /** Sum of the fills' slippage (centi-bps) and how many fills have one. */
+  quote: [bigint, number]
+  market: [bigint, number]
+  worst: number | null
+}
+
+/** How many fills the selection holds, and how many of them lack each slippage. */
+type SlippageCounts = { total: number; withoutQuote: number; withoutMarketPrice: number }
+
 /**
  * The `fills` report: live fills (reversed ones are left out), the newest `filter.limit` of the
  * selection shown oldest first, with each one's price per share in the asset and in the market's
@@ -63,6 +113,34 @@ const currencyOf: Record<ExchangeCode, string> = { 0: 'USD', 1: 'HKD', 3: 'KRW' 
 export function fillsReport(context: ReportContext, filter: ReportFilter): Report {
   const fxRates = context.fxRates ?? defaultFxRates
   const database = context.ledger.database
+  const rows = selectFills(database, filter)
+  const fills: Record<string, ReportValue>[] = rows.map((row) => fillCells(row, fxRates))
+  const groups = slippageGroups(database, filter)
+  return {
+    name: 'fills',
+    generatedAt: new Date(context.now()).toISOString(),
+    filter,
+    tables: [
+      { key: 'fills', title: 'Fills, oldest first', columns: fillColumns, rows: fills },
+      {
+        key: 'slippage',
+        title: 'Slippage by chain and ticker',
+        columns: slippageColumns,
+        rows: slippageRows(groups),
+      },
+    ],
+    notes: fillsNotes(filter, rows.length, slippageCounts(groups)),
+  }
+}
+
+/**
+ * The WHERE conditions and parameters of a filter on `fills f LEFT JOIN executions e`: live fills,
+ * chain, ticker (current or former tokens), strategy of the execution, block time.
+ */
+function fillConditions(
+  database: Database.Database,
+  filter: ReportFilter,
+): { conditions: string[]; params: Record<string, string | number> } {
   const conditions = ['f.reversed_at_ms IS NULL']
   const params: Record<string, string | number> = {}
   if (filter.chainId !== undefined) {
@@ -94,8 +172,14 @@ export function fillsReport(context: ReportContext, filter: ReportFilter): Repor
     conditions.push('f.block_time < @until_s')
     params.until_s = Math.ceil(filter.untilMs / 1000)
   }
+  return { conditions, params }
+}
+
+/** The newest `filter.limit` fills the filter selects (all without a limit), oldest first. */
+function selectFills(database: Database.Database, filter: ReportFilter): FillReportRow[] {
+  const { conditions, params } = fillConditions(database, filter)
   if (filter.limit !== undefined) params.limit = filter.limit
-  const rows = database
+  return database
     .prepare<Record<string, string | number>, FillReportRow>(
       `SELECT f.id, f.chain_id, f.tx_hash, f.execution_id, f.quote_id, f.token_kind, f.asset_decimals, f.ticker,
               f.exchange, f.is_buy, f.amount_in, f.amount_out, f.fee_amount, f.block_time,
@@ -107,52 +191,67 @@ export function fillsReport(context: ReportContext, filter: ReportFilter): Repor
     )
     .all(params)
     .reverse()
-  const fills: Record<string, ReportValue>[] = rows.map((row) => {
-    const exchange = isExchangeCode(row.exchange) ? row.exchange : undefined
-    const fxRate = exchange === undefined ? undefined : fxRates[marketCodes[exchange]]
-    const isBuy = row.is_buy === 1
-    const amounts: FillAmounts = {
-      isBuy,
-      tokenKind: row.token_kind,
-      assetDecimals: row.asset_decimals,
-      assetAmount: BigInt(isBuy ? row.amount_in : row.amount_out),
-      stockAmount: BigInt(isBuy ? row.amount_out : row.amount_in),
-    }
-    const tokenDecimals = row.token_kind === 'share' ? 18 : 0
-    const priced = amounts.stockAmount > 0n
-    const quoted = quotedAmountOut(row)
-    const marketPrice = row.market_price === null ? undefined : BigInt(row.market_price)
-    return {
-      id: row.id,
-      time: new Date(row.block_time * 1000).toISOString(),
-      chain_id: row.chain_id,
-      ticker: row.ticker,
-      side: isBuy ? 'buy' : 'sell',
-      execution_id: row.execution_id,
-      strategy: row.strategy,
-      quantity: formatAmount(amounts.stockAmount, tokenDecimals),
-      asset_amount: formatAmount(amounts.assetAmount, row.asset_decimals),
-      fee: formatAmount(BigInt(row.fee_amount), row.asset_decimals),
-      price: priced ? formatAmount(fillPricePerShare(amounts), row.asset_decimals) : null,
-      currency: exchange === undefined ? null : currencyOf[exchange],
-      price_in_currency:
-        priced && fxRate !== undefined
-          ? formatAmount(fillPriceInMarketCurrency(amounts, fxRate), priceDecimals)
-          : null,
-      market_price: marketPrice === undefined ? null : formatAmount(marketPrice, priceDecimals),
-      market_price_at:
-        row.market_price_at_ms === null ? null : new Date(row.market_price_at_ms).toISOString(),
-      quoted_amount_out:
-        quoted === undefined ? null : formatAmount(quoted, isBuy ? tokenDecimals : row.asset_decimals),
-      amount_out: formatAmount(BigInt(row.amount_out), isBuy ? tokenDecimals : row.asset_decimals),
-      slippage_vs_quote_bps:
-        row.slippage_vs_quote_cbps === null ? null : formatCentiBps(BigInt(row.slippage_vs_quote_cbps)),
-      slippage_vs_market_bps:
-        row.slippage_vs_market_cbps === null ? null : formatCentiBps(BigInt(row.slippage_vs_market_cbps)),
-      tx_hash: row.tx_hash,
-    }
-  })
-  // The whole selection's averages, from the daily figures (not from the rows shown).
+}
+
+/** One fill as a row of the `fills` table: amounts in human units, prices, slippage in bps. */
+function fillCells(row: FillReportRow, fxRates: FxRates): Record<string, ReportValue> {
+  const exchange = isExchangeCode(row.exchange) ? row.exchange : undefined
+  const fxRate = exchange === undefined ? undefined : fxRates[marketCodes[exchange]]
+  const isBuy = row.is_buy === 1
+  const amounts: FillAmounts = {
+    isBuy,
+    tokenKind: row.token_kind,
+    assetDecimals: row.asset_decimals,
+    assetAmount: BigInt(isBuy ? row.amount_in : row.amount_out),
+    stockAmount: BigInt(isBuy ? row.amount_out : row.amount_in),
+  }
+  const tokenDecimals = row.token_kind === 'share' ? 18 : 0
+  const priced = amounts.stockAmount > 0n
+  const quoted = quotedAmountOut(row)
+  const marketPrice = row.market_price === null ? undefined : BigInt(row.market_price)
+  return {
+    id: row.id,
+    time: new Date(row.block_time * 1000).toISOString(),
+    chain_id: row.chain_id,
+    ticker: row.ticker,
+    side: isBuy ? 'buy' : 'sell',
+    execution_id: row.execution_id,
+    strategy: row.strategy,
+    quantity: formatAmount(amounts.stockAmount, tokenDecimals),
+    asset_amount: formatAmount(amounts.assetAmount, row.asset_decimals),
+    fee: formatAmount(BigInt(row.fee_amount), row.asset_decimals),
+    price: priced ? formatAmount(fillPricePerShare(amounts), row.asset_decimals) : null,
+    currency: exchange === undefined ? null : currencyOf[exchange],
+    price_in_currency:
+      priced && fxRate !== undefined
+        ? formatAmount(fillPriceInMarketCurrency(amounts, fxRate), priceDecimals)
+        : null,
+    market_price: marketPrice === undefined ? null : formatAmount(marketPrice, priceDecimals),
+    market_price_at: row.market_price_at_ms === null ? null : new Date(row.market_price_at_ms).toISOString(),
+    quoted_amount_out:
+      quoted === undefined ? null : formatAmount(quoted, isBuy ? tokenDecimals : row.asset_decimals),
+    amount_out: formatAmount(BigInt(row.amount_out), isBuy ? tokenDecimals : row.asset_decimals),
+    slippage_vs_quote_bps:
+      row.slippage_vs_quote_cbps === null ? null : formatCentiBps(BigInt(row.slippage_vs_quote_cbps)),
+    slippage_vs_market_bps:
+      row.slippage_vs_market_cbps === null ? null : formatCentiBps(BigInt(row.slippage_vs_market_cbps)),
+    tx_hash: row.tx_hash,
+  }
+}
+
+/** The amount out the fill's quote promised, when its execution still holds that quote. */
+function quotedAmountOut(row: FillReportRow): bigint | undefined {
+  if (row.quote_json === null) return undefined
+  const parsed = quotePartSchema.safeParse(JSON.parse(row.quote_json))
+  if (!parsed.success || parsed.data.quoteId.toLowerCase() !== row.quote_id.toLowerCase()) return undefined
+  return BigInt(parsed.data.amountOut)
+}
+
+/**
+ * The whole selection's slippage per chain and token, from the daily figures (not from the rows
+ * shown); corporate actions left out.
+ */
+function slippageGroups(database: Database.Database, filter: ReportFilter): SlippageGroup[] {
   const {
     sums: [byToken = []],
     positions,
@@ -160,15 +259,7 @@ export function fillsReport(context: ReportContext, filter: ReportFilter): Repor
   const tickers = new Map(
     positions.map((position) => [`${position.chainId}:${position.tokenAddress}`, position.ticker]),
   )
-  type Group = {
-    chainId: number
-    ticker: string
-    fills: number
-    quote: [bigint, number]
-    market: [bigint, number]
-    worst: number | null
-  }
-  const groups = new Map<string, Group>()
+  const groups = new Map<string, SlippageGroup>()
   for (const sums of byToken) {
     if (sums.corporateAction) continue
     const key = `${sums.chainId}:${sums.tokenAddress}`
@@ -187,11 +278,40 @@ export function fillsReport(context: ReportContext, filter: ReportFilter): Repor
       group.worst = Math.max(group.worst ?? sums.worstMarketSlippageCbps, sums.worstMarketSlippageCbps)
     groups.set(key, group)
   }
-  const mean = ([sum, count]: [bigint, number]) =>
-    count === 0 ? null : formatCentiBps(divideHalfAway(sum, BigInt(count)))
-  const total = [...groups.values()].reduce((sum, group) => sum + group.fills, 0)
-  const withoutQuote = total - [...groups.values()].reduce((sum, group) => sum + group.quote[1], 0)
-  const withoutMarketPrice = total - [...groups.values()].reduce((sum, group) => sum + group.market[1], 0)
+  return [...groups.values()]
+}
+
+/** The fills of the selection, and how many have no slippage vs quote or vs market. */
+function slippageCounts(groups: readonly SlippageGroup[]): SlippageCounts {
+  const total = groups.reduce((sum, group) => sum + group.fills, 0)
+  const withoutQuote = total - groups.reduce((sum, group) => sum + group.quote[1], 0)
+  const withoutMarketPrice = total - groups.reduce((sum, group) => sum + group.market[1], 0)
+  return { total, withoutQuote, withoutMarketPrice }
+}
+
+/** A mean slippage in bps (half away from zero), null when no fill has one. */
+function meanBps([sum, count]: [bigint, number]): string | null {
+  return count === 0 ? null : formatCentiBps(divideHalfAway(sum, BigInt(count)))
+}
+
+/** The rows of the `slippage` table, by chain then ticker. */
+function slippageRows(groups: readonly SlippageGroup[]): Record<string, ReportValue>[] {
+  return [...groups]
+    .sort((a, b) => a.chainId - b.chainId || a.ticker.localeCompare(b.ticker))
+    .map((group) => ({
+      chain_id: group.chainId,
+      ticker: group.ticker,
+      fills: group.fills,
+      avg_vs_quote_bps: meanBps(group.quote),
+      fills_with_market_price: group.market[1],
+      avg_vs_market_bps: meanBps(group.market),
+      worst_vs_market_bps: group.worst === null ? null : formatCentiBps(BigInt(group.worst)),
+    }))
+}
+
+/** The method notes, with how many rows the fills table shows and which slippage is missing. */
+function fillsNotes(filter: ReportFilter, shown: number, counts: SlippageCounts): string[] {
+  const { total, withoutQuote, withoutMarketPrice } = counts
   const notes = [
     'Fills are selected by block time (--since inclusive, --until exclusive), chain, ticker (a renamed token matches its former tickers) and the strategy of their execution; fills reversed by a reorg are left out.',
     'Price: asset per whole share, the asset side (fee included on a buy, net of it on a sell) over the quantity. Price in currency: the same in the market currency (USD, HKD, KRW) at the FX rate of the config (execution.fxRates, else the defaults: HKD 0.1285, KRW 0.00072).',
@@ -199,9 +319,9 @@ export function fillsReport(context: ReportContext, filter: ReportFilter): Repor
     "Slippage vs market (bps): the fill's price against the market price the engine read when it quoted the intent (executions.market_price), converted at the FX rate the engine used then: above it on a buy, below it on a sell is positive (worse). It includes the fee and the spread.",
     'Basis points are rounded half away from zero to two decimals, per fill when it is recorded; the slippage table averages those of every selected fill of each chain and token.',
   ]
-  if (filter.limit !== undefined && rows.length < total)
+  if (filter.limit !== undefined && shown < total)
     notes.unshift(
-      `The fills table shows the newest ${rows.length} of the ${total} fills selected (--all shows every one); the slippage table covers all ${total}.`,
+      `The fills table shows the newest ${shown} of the ${total} fills selected (--all shows every one); the slippage table covers all ${total}.`,
     )
   if (withoutMarketPrice > 0)
     notes.push(
@@ -211,71 +331,5 @@ export function fillsReport(context: ReportContext, filter: ReportFilter): Repor
     notes.push(
       `${withoutQuote} fill(s) settled a quote their execution no longer holds (or have no execution): their slippage vs quote is null.`,
     )
-  return {
-    name: 'fills',
-    generatedAt: new Date(context.now()).toISOString(),
-    filter,
-    tables: [
-      {
-        key: 'fills',
-        title: 'Fills, oldest first',
-        columns: [
-          { key: 'id', title: 'Fill', kind: 'integer' },
-          { key: 'time', title: 'Block time', kind: 'time' },
-          { key: 'chain_id', title: 'Chain', kind: 'integer' },
-          { key: 'ticker', title: 'Ticker', kind: 'text' },
-          { key: 'side', title: 'Side', kind: 'text' },
-          { key: 'execution_id', title: 'Execution', kind: 'integer' },
-          { key: 'strategy', title: 'Strategy', kind: 'text' },
-          { key: 'quantity', title: 'Quantity', kind: 'decimal', unit: 'shares' },
-          { key: 'asset_amount', title: 'Asset amount', kind: 'decimal' },
-          { key: 'fee', title: 'Fee', kind: 'decimal' },
-          { key: 'price', title: 'Price (asset/share)', kind: 'decimal' },
-          { key: 'currency', title: 'Currency', kind: 'text' },
-          { key: 'price_in_currency', title: 'Price (currency/share)', kind: 'decimal' },
-          { key: 'market_price', title: 'Market price at intent', kind: 'decimal' },
-          { key: 'market_price_at', title: 'Market price read', kind: 'time' },
-          { key: 'quoted_amount_out', title: 'Quoted out', kind: 'decimal' },
-          { key: 'amount_out', title: 'Filled out', kind: 'decimal' },
-          { key: 'slippage_vs_quote_bps', title: 'Slippage vs quote', kind: 'decimal', unit: 'bps' },
-          { key: 'slippage_vs_market_bps', title: 'Slippage vs market', kind: 'decimal', unit: 'bps' },
-          { key: 'tx_hash', title: 'Transaction', kind: 'text' },
-        ],
-        rows: fills,
-      },
-      {
-        key: 'slippage',
-        title: 'Slippage by chain and ticker',
-        columns: [
-          { key: 'chain_id', title: 'Chain', kind: 'integer' },
-          { key: 'ticker', title: 'Ticker', kind: 'text' },
-          { key: 'fills', title: 'Fills', kind: 'integer' },
-          { key: 'avg_vs_quote_bps', title: 'Avg vs quote', kind: 'decimal', unit: 'bps' },
-          { key: 'fills_with_market_price', title: 'With market price', kind: 'integer' },
-          { key: 'avg_vs_market_bps', title: 'Avg vs market', kind: 'decimal', unit: 'bps' },
-          { key: 'worst_vs_market_bps', title: 'Worst vs market', kind: 'decimal', unit: 'bps' },
-        ],
-        rows: [...groups.values()]
-          .sort((a, b) => a.chainId - b.chainId || a.ticker.localeCompare(b.ticker))
-          .map((group) => ({
-            chain_id: group.chainId,
-            ticker: group.ticker,
-            fills: group.fills,
-            avg_vs_quote_bps: mean(group.quote),
-            fills_with_market_price: group.market[1],
-            avg_vs_market_bps: mean(group.market),
-            worst_vs_market_bps: group.worst === null ? null : formatCentiBps(BigInt(group.worst)),
-          })),
-      },
-    ],
-    notes,
-  }
-}
-
-/** The amount out the fill's quote promised, when its execution still holds that quote. */
-function quotedAmountOut(row: FillReportRow): bigint | undefined {
-  if (row.quote_json === null) return undefined
-  const parsed = quotePartSchema.safeParse(JSON.parse(row.quote_json))
-  if (!parsed.success || parsed.data.quoteId.toLowerCase() !== row.quote_id.toLowerCase()) return undefined
-  return BigInt(parsed.data.amountOut)
+  return notes
 }

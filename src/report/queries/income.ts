@@ -1,6 +1,7 @@
+import type Database from 'better-sqlite3'
 import { formatAmount } from '../formatAmount.js'
-import type { Report, ReportContext, ReportFilter, ReportValue } from '../types.js'
-import { selectIncome } from './selectIncome.js'
+import type { Report, ReportColumn, ReportContext, ReportFilter, ReportValue } from '../types.js'
+import { type IncomeReportRow, selectIncome } from './selectIncome.js'
 import { tokenScope } from './tokenScope.js'
 
 type ActionRow = {
@@ -14,6 +15,69 @@ type ActionRow = {
   reason: string
   recorded_at_ms: number
 }
+
+/** An income payment total of one UTC day, chain and asset. */
+type IncomeDay = {
+  day: string
+  chainId: number
+  asset: string
+  decimals: number
+  total: bigint
+  count: number
+}
+
+/** The columns of the `income` table. */
+const incomeColumns: readonly ReportColumn[] = [
+  { key: 'time', title: 'Recorded', kind: 'time' },
+  { key: 'chain_id', title: 'Chain', kind: 'integer' },
+  { key: 'ticker', title: 'Ticker', kind: 'text' },
+  { key: 'kind', title: 'Kind', kind: 'text' },
+  { key: 'quantity', title: 'Shares held', kind: 'decimal' },
+  { key: 'amount', title: 'Amount (asset)', kind: 'decimal' },
+  { key: 'asset_token', title: 'Asset', kind: 'text' },
+  { key: 'currency', title: 'Currency', kind: 'text' },
+  { key: 'gross', title: 'Gross (currency)', kind: 'decimal' },
+  { key: 'tax', title: 'Tax (currency)', kind: 'decimal' },
+  { key: 'fee', title: 'Fee (currency)', kind: 'decimal' },
+  { key: 'net', title: 'Net (currency)', kind: 'decimal' },
+  { key: 'tax_rate', title: 'Tax rate %', kind: 'integer' },
+  { key: 'reference', title: 'Reference', kind: 'text' },
+  { key: 'tx_hash', title: 'Transaction', kind: 'text' },
+]
+
+/** The columns of the `income_by_day` table. */
+const incomeByDayColumns: readonly ReportColumn[] = [
+  { key: 'day', title: 'Day', kind: 'text' },
+  { key: 'chain_id', title: 'Chain', kind: 'integer' },
+  { key: 'asset_token', title: 'Asset', kind: 'text' },
+  { key: 'count', title: 'Payments', kind: 'integer' },
+  { key: 'total', title: 'Total (asset)', kind: 'decimal' },
+]
+
+/** The columns of the `corporate_actions` table. */
+const corporateActionColumns: readonly ReportColumn[] = [
+  { key: 'time', title: 'Recorded', kind: 'time' },
+  { key: 'chain_id', title: 'Chain', kind: 'integer' },
+  { key: 'ticker', title: 'Ticker', kind: 'text' },
+  { key: 'token_address', title: 'Token', kind: 'text' },
+  { key: 'kind', title: 'Kind', kind: 'text' },
+  { key: 'detail', title: 'Detail', kind: 'text' },
+  { key: 'reason', title: 'Reason', kind: 'text' },
+  { key: 'reference', title: 'Reference', kind: 'text' },
+]
+
+/** The columns of the `corporate_action_counts` table. */
+const corporateActionCountColumns: readonly ReportColumn[] = [
+  { key: 'kind', title: 'Kind', kind: 'text' },
+  { key: 'count', title: 'Applied', kind: 'integer' },
+]
+
+/** The method notes. */
+const incomeNotes: readonly string[] = [
+  "Income is what the chain paid (column Amount, in the asset); gross, tax, fee and net are the service's figures in the stock's own currency. Income is not part of cost basis or realized PnL (average cost); reports add it beside them.",
+  'Filters: chain, ticker (a renamed token matches its former tickers) and time (the time the ledger recorded the income or the action; since inclusive, until exclusive). Income and corporate actions belong to no strategy: a strategy filter leaves these tables empty.',
+  'Corporate action detail: split ratio numerator/denominator as applied (the balance is multiplied by it), delisting compensation and transfer cost in asset base units.',
+]
 
 /**
  * The `income` report: dividends and other income (the `income` table: what the chain paid, in
@@ -30,57 +94,39 @@ type ActionRow = {
 export function incomeReport(context: ReportContext, filter: ReportFilter): Report {
   const database = context.ledger.database
   const income = selectIncome(database, filter)
-  const byDay = new Map<
-    string,
-    { day: string; chainId: number; asset: string; decimals: number; total: bigint; count: number }
-  >()
-  for (const row of income) {
-    const day = new Date(row.recorded_at_ms).toISOString().slice(0, 10)
-    const key = `${day}|${row.chain_id}|${row.asset_token}`
-    const group = byDay.get(key) ?? {
-      day,
-      chainId: row.chain_id,
-      asset: row.asset_token,
-      decimals: row.asset_decimals,
-      total: 0n,
-      count: 0,
-    }
-    group.total += BigInt(row.amount)
-    group.count += 1
-    byDay.set(key, group)
+  const actions = selectCorporateActions(database, filter)
+  return {
+    name: 'income',
+    generatedAt: new Date(context.now()).toISOString(),
+    filter,
+    tables: [
+      { key: 'income', title: 'Income (dividends)', columns: incomeColumns, rows: income.map(incomeCells) },
+      {
+        key: 'income_by_day',
+        title: 'Income per day (UTC) and asset',
+        columns: incomeByDayColumns,
+        rows: incomeByDay(income).map(incomeDayCells),
+      },
+      {
+        key: 'corporate_actions',
+        title: 'Corporate actions applied',
+        columns: corporateActionColumns,
+        rows: corporateActionRows(database, actions),
+      },
+      {
+        key: 'corporate_action_counts',
+        title: 'Corporate actions per kind',
+        columns: corporateActionCountColumns,
+        rows: corporateActionCounts(actions),
+      },
+    ],
+    notes: incomeNotes,
   }
-  const inScope = tokenScope(database, filter)
-  const actions =
-    filter.strategy !== undefined
-      ? []
-      : database
-          .prepare<Record<string, number | null>, ActionRow>(
-            `SELECT seq, chain_id, token_address, kind,
-               CASE kind WHEN 'split' THEN ratio_numerator || '/' || ratio_denominator
-                 WHEN 'delisting' THEN 'compensation ' || coalesce(amount, '0')
-                 ELSE 'quantity ' || quantity || ', cost ' || coalesce(amount, '0') END AS detail,
-               ticker, reference, reason, recorded_at_ms FROM position_adjustments
-             WHERE (@chain_id IS NULL OR chain_id = @chain_id)
-               AND (@since_ms IS NULL OR recorded_at_ms >= @since_ms) AND (@until_ms IS NULL OR recorded_at_ms < @until_ms)
-             UNION ALL
-             SELECT seq, chain_id, token_address, 'ticker change', from_ticker || ' → ' || to_ticker, to_ticker,
-               reference, reason, recorded_at_ms FROM position_renames
-             WHERE (@chain_id IS NULL OR chain_id = @chain_id)
-               AND (@since_ms IS NULL OR recorded_at_ms >= @since_ms) AND (@until_ms IS NULL OR recorded_at_ms < @until_ms)
-             ORDER BY seq`,
-          )
-          .all({
-            chain_id: filter.chainId ?? null,
-            since_ms: filter.sinceMs ?? null,
-            until_ms: filter.untilMs ?? null,
-          })
-          .filter((row) => inScope === undefined || inScope(row.chain_id, row.token_address))
-  const actionCounts = new Map<string, number>()
-  for (const action of actions) actionCounts.set(action.kind, (actionCounts.get(action.kind) ?? 0) + 1)
-  const tickerOf = database.prepare<[number, string], { ticker: string }>(
-    'SELECT ticker FROM positions WHERE chain_id = ? AND token_address = ?',
-  )
-  const incomeRows: Record<string, ReportValue>[] = income.map((row) => ({
+}
+
+/** One income payment as a row of the `income` table. */
+function incomeCells(row: IncomeReportRow): Record<string, ReportValue> {
+  return {
     time: new Date(row.recorded_at_ms).toISOString(),
     chain_id: row.chain_id,
     ticker: row.ticker,
@@ -96,90 +142,95 @@ export function incomeReport(context: ReportContext, filter: ReportFilter): Repo
     tax_rate: row.tax_rate,
     reference: row.reference,
     tx_hash: row.tx_hash,
-  }))
-  return {
-    name: 'income',
-    generatedAt: new Date(context.now()).toISOString(),
-    filter,
-    tables: [
-      {
-        key: 'income',
-        title: 'Income (dividends)',
-        columns: [
-          { key: 'time', title: 'Recorded', kind: 'time' },
-          { key: 'chain_id', title: 'Chain', kind: 'integer' },
-          { key: 'ticker', title: 'Ticker', kind: 'text' },
-          { key: 'kind', title: 'Kind', kind: 'text' },
-          { key: 'quantity', title: 'Shares held', kind: 'decimal' },
-          { key: 'amount', title: 'Amount (asset)', kind: 'decimal' },
-          { key: 'asset_token', title: 'Asset', kind: 'text' },
-          { key: 'currency', title: 'Currency', kind: 'text' },
-          { key: 'gross', title: 'Gross (currency)', kind: 'decimal' },
-          { key: 'tax', title: 'Tax (currency)', kind: 'decimal' },
-          { key: 'fee', title: 'Fee (currency)', kind: 'decimal' },
-          { key: 'net', title: 'Net (currency)', kind: 'decimal' },
-          { key: 'tax_rate', title: 'Tax rate %', kind: 'integer' },
-          { key: 'reference', title: 'Reference', kind: 'text' },
-          { key: 'tx_hash', title: 'Transaction', kind: 'text' },
-        ],
-        rows: incomeRows,
-      },
-      {
-        key: 'income_by_day',
-        title: 'Income per day (UTC) and asset',
-        columns: [
-          { key: 'day', title: 'Day', kind: 'text' },
-          { key: 'chain_id', title: 'Chain', kind: 'integer' },
-          { key: 'asset_token', title: 'Asset', kind: 'text' },
-          { key: 'count', title: 'Payments', kind: 'integer' },
-          { key: 'total', title: 'Total (asset)', kind: 'decimal' },
-        ],
-        rows: [...byDay.values()].map((group) => ({
-          day: group.day,
-          chain_id: group.chainId,
-          asset_token: group.asset,
-          count: group.count,
-          total: formatAmount(group.total, group.decimals),
-        })),
-      },
-      {
-        key: 'corporate_actions',
-        title: 'Corporate actions applied',
-        columns: [
-          { key: 'time', title: 'Recorded', kind: 'time' },
-          { key: 'chain_id', title: 'Chain', kind: 'integer' },
-          { key: 'ticker', title: 'Ticker', kind: 'text' },
-          { key: 'token_address', title: 'Token', kind: 'text' },
-          { key: 'kind', title: 'Kind', kind: 'text' },
-          { key: 'detail', title: 'Detail', kind: 'text' },
-          { key: 'reason', title: 'Reason', kind: 'text' },
-          { key: 'reference', title: 'Reference', kind: 'text' },
-        ],
-        rows: actions.map((action) => ({
-          time: new Date(action.recorded_at_ms).toISOString(),
-          chain_id: action.chain_id,
-          ticker: action.ticker ?? tickerOf.get(action.chain_id, action.token_address)?.ticker ?? null,
-          token_address: action.token_address,
-          kind: action.kind,
-          detail: action.detail,
-          reason: action.reason,
-          reference: action.reference,
-        })),
-      },
-      {
-        key: 'corporate_action_counts',
-        title: 'Corporate actions per kind',
-        columns: [
-          { key: 'kind', title: 'Kind', kind: 'text' },
-          { key: 'count', title: 'Applied', kind: 'integer' },
-        ],
-        rows: [...actionCounts].map(([kind, count]) => ({ kind, count })),
-      },
-    ],
-    notes: [
-      "Income is what the chain paid (column Amount, in the asset); gross, tax, fee and net are the service's figures in the stock's own currency. Income is not part of cost basis or realized PnL (average cost); reports add it beside them.",
-      'Filters: chain, ticker (a renamed token matches its former tickers) and time (the time the ledger recorded the income or the action; since inclusive, until exclusive). Income and corporate actions belong to no strategy: a strategy filter leaves these tables empty.',
-      'Corporate action detail: split ratio numerator/denominator as applied (the balance is multiplied by it), delisting compensation and transfer cost in asset base units.',
-    ],
   }
+}
+
+/** The income per UTC day (of its recording), chain and asset, in the order first paid. */
+function incomeByDay(income: readonly IncomeReportRow[]): IncomeDay[] {
+  const byDay = new Map<string, IncomeDay>()
+  for (const row of income) {
+    const day = new Date(row.recorded_at_ms).toISOString().slice(0, 10)
+    const key = `${day}|${row.chain_id}|${row.asset_token}`
+    const group = byDay.get(key) ?? {
+      day,
+      chainId: row.chain_id,
+      asset: row.asset_token,
+      decimals: row.asset_decimals,
+      total: 0n,
+      count: 0,
+    }
+    group.total += BigInt(row.amount)
+    group.count += 1
+    byDay.set(key, group)
+  }
+  return [...byDay.values()]
+}
+
+/** One day's income total as a row of the `income_by_day` table. */
+function incomeDayCells(group: IncomeDay): Record<string, ReportValue> {
+  return {
+    day: group.day,
+    chain_id: group.chainId,
+    asset_token: group.asset,
+    count: group.count,
+    total: formatAmount(group.total, group.decimals),
+  }
+}
+
+/**
+ * The corporate actions a filter selects (adjustments and ticker changes, in the order applied):
+ * chain, ticker (current or former), recording time; none with a strategy filter.
+ */
+function selectCorporateActions(database: Database.Database, filter: ReportFilter): ActionRow[] {
+  if (filter.strategy !== undefined) return []
+  const inScope = tokenScope(database, filter)
+  return database
+    .prepare<Record<string, number | null>, ActionRow>(
+      `SELECT seq, chain_id, token_address, kind,
+         CASE kind WHEN 'split' THEN ratio_numerator || '/' || ratio_denominator
+           WHEN 'delisting' THEN 'compensation ' || coalesce(amount, '0')
+           ELSE 'quantity ' || quantity || ', cost ' || coalesce(amount, '0') END AS detail,
+         ticker, reference, reason, recorded_at_ms FROM position_adjustments
+       WHERE (@chain_id IS NULL OR chain_id = @chain_id)
+         AND (@since_ms IS NULL OR recorded_at_ms >= @since_ms) AND (@until_ms IS NULL OR recorded_at_ms < @until_ms)
+       UNION ALL
+       SELECT seq, chain_id, token_address, 'ticker change', from_ticker || ' → ' || to_ticker, to_ticker,
+         reference, reason, recorded_at_ms FROM position_renames
+       WHERE (@chain_id IS NULL OR chain_id = @chain_id)
+         AND (@since_ms IS NULL OR recorded_at_ms >= @since_ms) AND (@until_ms IS NULL OR recorded_at_ms < @until_ms)
+       ORDER BY seq`,
+    )
+    .all({
+      chain_id: filter.chainId ?? null,
+      since_ms: filter.sinceMs ?? null,
+      until_ms: filter.untilMs ?? null,
+    })
+    .filter((row) => inScope === undefined || inScope(row.chain_id, row.token_address))
+}
+
+/** The rows of the `corporate_actions` table; an action without a ticker takes its position's. */
+function corporateActionRows(
+  database: Database.Database,
+  actions: readonly ActionRow[],
+): Record<string, ReportValue>[] {
+  const tickerOf = database.prepare<[number, string], { ticker: string }>(
+    'SELECT ticker FROM positions WHERE chain_id = ? AND token_address = ?',
+  )
+  return actions.map((action) => ({
+    time: new Date(action.recorded_at_ms).toISOString(),
+    chain_id: action.chain_id,
+    ticker: action.ticker ?? tickerOf.get(action.chain_id, action.token_address)?.ticker ?? null,
+    token_address: action.token_address,
+    kind: action.kind,
+    detail: action.detail,
+    reason: action.reason,
+    reference: action.reference,
+  }))
+}
+
+/** The rows of the `corporate_action_counts` table: how many actions of each kind, in the order first applied. */
+function corporateActionCounts(actions: readonly ActionRow[]): Record<string, ReportValue>[] {
+  const actionCounts = new Map<string, number>()
+  for (const action of actions) actionCounts.set(action.kind, (actionCounts.get(action.kind) ?? 0) + 1)
+  return [...actionCounts].map(([kind, count]) => ({ kind, count }))
 }

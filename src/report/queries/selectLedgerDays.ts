@@ -33,6 +33,23 @@ type EdgeFillRow = {
   strategy: string | null
 }
 
+/** Whether a token (chain, address) is in the filter's scope. */
+type TokenInScope = (chainId: number, tokenAddress: string) => boolean
+
+/**
+ * The whole UTC days of a filter's time range, [firstDay, endDay) (undefined: unbounded), whether
+ * it holds none, and the parts of days it cuts ([fromMs, toMs) each).
+ */
+type DaySpan = {
+  firstDay: number | undefined
+  endDay: number | undefined
+  noWholeDay: boolean
+  cuts: [number, number][]
+}
+
+/** A WHERE clause on `ledger_days` and its parameters. */
+type WholeDayConditions = { where: string; params: Record<string, string | number> }
+
 /** What a report groups the daily figures by, beside the chain and asset (always). */
 export type DayGrouping = { day?: boolean; strategy?: boolean; token?: boolean }
 
@@ -89,13 +106,39 @@ export function selectLedgerDays(
 ): SelectedLedgerDays {
   const tokens = filter.ticker === undefined ? undefined : tokensOfTicker(database, filter.ticker)
   const inScope = tokenScope(database, filter) ?? (() => true)
-  const positions = database
+  const positions = positionsInScope(database, filter, inScope)
+  const span = daySpanOf(filter)
+  const cutRows = cutDayRows(database, filter, span.cuts, positions, inScope)
+  const wholeDays =
+    span.noWholeDay || tokens?.length === 0 ? undefined : wholeDayConditions(filter, tokens, span)
+  const sums = groupings.map((grouping) => {
+    const groups = new Map<string, DaySums>()
+    if (wholeDays !== undefined)
+      for (const row of selectWholeDays(database, wholeDays, grouping))
+        mergeSums(groups, grouping, sumsOfStored(row))
+    for (const row of cutRows.values()) mergeSums(groups, grouping, sumsOfRow(row))
+    return [...groups.values()]
+  })
+  return { sums, positions }
+}
+
+/** The current positions of the tokens in scope (chain and ticker). */
+function positionsInScope(
+  database: Database.Database,
+  filter: ReportFilter,
+  inScope: TokenInScope,
+): PositionState[] {
+  return database
     .prepare<Record<string, number>, PositionRow>(
       `SELECT * FROM positions ${filter.chainId === undefined ? '' : 'WHERE chain_id = @chain_id'}`,
     )
     .all(filter.chainId === undefined ? {} : { chain_id: filter.chainId })
     .filter((row) => inScope(row.chain_id, row.token_address))
     .map(stateOfRow)
+}
+
+/** Which whole days a filter's time range holds, and the parts of days it cuts. */
+function daySpanOf(filter: ReportFilter): DaySpan {
   const since = filter.sinceMs
   const until = filter.untilMs
   // Whole days: [firstDay, endDay); the parts of cut days are summed from their steps.
@@ -109,6 +152,17 @@ export function selectLedgerDays(
     if (since !== undefined && firstDay !== undefined && since < firstDay) cuts.push([since, firstDay])
     if (until !== undefined && endDay !== undefined && endDay < until) cuts.push([endDay, until])
   }
+  return { firstDay, endDay, noWholeDay, cuts }
+}
+
+/** The day rows of the cut parts of days, summed in memory from their fills, adjustments and renames. */
+function cutDayRows(
+  database: Database.Database,
+  filter: ReportFilter,
+  cuts: readonly [number, number][],
+  positions: readonly PositionState[],
+  inScope: TokenInScope,
+): Map<string, LedgerDayRow> {
   const cutRows = new Map<string, LedgerDayRow>()
   if (cuts.length > 0) {
     const assets = new Map(
@@ -118,100 +172,121 @@ export function selectLedgerDays(
       for (const step of stepsBetween(database, filter, fromMs, toMs, assets))
         if (inScope(step.chainId, step.tokenAddress)) addStepToRows(cutRows, step)
   }
-  const sums = groupings.map((grouping) => {
-    const keyColumns = [
-      'chain_id',
-      'asset_token',
-      ...(grouping.day ? ['day'] : []),
-      ...(grouping.strategy ? ['corporate_action', 'strategy'] : []),
-      ...(grouping.token ? ['token_address'] : []),
-    ]
-    const groups = new Map<string, DaySums>()
-    const keyOf = (sums: DaySums) =>
-      [
-        sums.chainId,
-        sums.assetToken,
-        grouping.day ? sums.day : '',
-        grouping.strategy ? `${sums.corporateAction}|${sums.strategy}` : '',
-        grouping.token ? sums.tokenAddress : '',
-      ].join('|')
-    const merge = (sums: DaySums) => {
-      const key = keyOf(sums)
-      const into = groups.get(key)
-      if (!into) {
-        groups.set(key, sums)
-        return
-      }
-      into.realized += sums.realized
-      into.fees += sums.fees
-      into.bought += sums.bought
-      into.sold += sums.sold
-      into.buys += sums.buys
-      into.sells += sums.sells
-      into.corporateActions += sums.corporateActions
-      into.quoteSlippageCbps += sums.quoteSlippageCbps
-      into.quoteSlippageFills += sums.quoteSlippageFills
-      into.marketSlippageCbps += sums.marketSlippageCbps
-      into.marketSlippageFills += sums.marketSlippageFills
-      if (sums.worstMarketSlippageCbps !== null)
-        into.worstMarketSlippageCbps = Math.max(
-          into.worstMarketSlippageCbps ?? sums.worstMarketSlippageCbps,
-          sums.worstMarketSlippageCbps,
-        )
-      into.firstAtMs = Math.min(into.firstAtMs, sums.firstAtMs)
-      into.lastAtMs = Math.max(into.lastAtMs, sums.lastAtMs)
-    }
-    if (!noWholeDay && tokens?.length !== 0) {
-      const conditions: string[] = []
-      const params: Record<string, string | number> = {}
-      if (filter.chainId !== undefined) {
-        conditions.push('chain_id = @chain_id')
-        params.chain_id = filter.chainId
-      }
-      if (tokens !== undefined) {
-        conditions.push(
-          `(${tokens.map((_, index) => `(chain_id = @token_chain_${index} AND token_address = @token_${index})`).join(' OR ')})`,
-        )
-        tokens.forEach((token, index) => {
-          params[`token_chain_${index}`] = token.chain_id
-          params[`token_${index}`] = token.token_address
-        })
-      }
-      if (firstDay !== undefined) {
-        conditions.push('day >= @first_day')
-        params.first_day = utcDayOf(firstDay)
-      }
-      if (endDay !== undefined) {
-        conditions.push('day < @end_day')
-        params.end_day = utcDayOf(endDay)
-      }
-      if (filter.strategy !== undefined) {
-        conditions.push('corporate_action = 0 AND strategy = @strategy')
-        params.strategy = filter.strategy
-      }
-      const rows = database
-        .prepare<Record<string, string | number>, Record<string, bigint | string | null>>(
-          `SELECT ${keyColumns.join(', ')}, max(asset_decimals) AS asset_decimals,
-             sum(realized_high) AS realized_high, sum(realized_low) AS realized_low,
-             sum(fees_high) AS fees_high, sum(fees_low) AS fees_low,
-             sum(bought_high) AS bought_high, sum(bought_low) AS bought_low,
-             sum(sold_high) AS sold_high, sum(sold_low) AS sold_low,
-             sum(buys) AS buys, sum(sells) AS sells, sum(corporate_actions) AS corporate_actions,
-             sum(quote_slippage_cbps) AS quote_slippage_cbps, sum(quote_slippage_fills) AS quote_slippage_fills,
-             sum(market_slippage_cbps) AS market_slippage_cbps, sum(market_slippage_fills) AS market_slippage_fills,
-             max(worst_market_slippage_cbps) AS worst_market_slippage_cbps,
-             min(first_at_ms) AS first_at_ms, max(last_at_ms) AS last_at_ms
-           FROM ledger_days WHERE ${conditions.length === 0 ? '1' : conditions.join(' AND ')}
-           GROUP BY ${keyColumns.join(', ')}`,
-        )
-        .safeIntegers(true)
-        .all(params)
-      for (const row of rows) merge(sumsOfStored(row))
-    }
-    for (const row of cutRows.values()) merge(sumsOfRow(row))
-    return [...groups.values()]
-  })
-  return { sums, positions }
+  return cutRows
+}
+
+/** The WHERE clause and parameters of the whole days on `ledger_days`: chain, tokens, days, strategy. */
+function wholeDayConditions(
+  filter: ReportFilter,
+  tokens: readonly { chain_id: number; token_address: string }[] | undefined,
+  span: DaySpan,
+): WholeDayConditions {
+  const conditions: string[] = []
+  const params: Record<string, string | number> = {}
+  if (filter.chainId !== undefined) {
+    conditions.push('chain_id = @chain_id')
+    params.chain_id = filter.chainId
+  }
+  if (tokens !== undefined) {
+    conditions.push(
+      `(${tokens.map((_, index) => `(chain_id = @token_chain_${index} AND token_address = @token_${index})`).join(' OR ')})`,
+    )
+    tokens.forEach((token, index) => {
+      params[`token_chain_${index}`] = token.chain_id
+      params[`token_${index}`] = token.token_address
+    })
+  }
+  if (span.firstDay !== undefined) {
+    conditions.push('day >= @first_day')
+    params.first_day = utcDayOf(span.firstDay)
+  }
+  if (span.endDay !== undefined) {
+    conditions.push('day < @end_day')
+    params.end_day = utcDayOf(span.endDay)
+  }
+  if (filter.strategy !== undefined) {
+    conditions.push('corporate_action = 0 AND strategy = @strategy')
+    params.strategy = filter.strategy
+  }
+  return { where: conditions.length === 0 ? '1' : conditions.join(' AND '), params }
+}
+
+/** The columns a grouping groups `ledger_days` by. */
+function groupColumns(grouping: DayGrouping): string[] {
+  return [
+    'chain_id',
+    'asset_token',
+    ...(grouping.day ? ['day'] : []),
+    ...(grouping.strategy ? ['corporate_action', 'strategy'] : []),
+    ...(grouping.token ? ['token_address'] : []),
+  ]
+}
+
+/** The whole days' figures, summed in SQLite per group (safe integers: every integer a bigint). */
+function selectWholeDays(
+  database: Database.Database,
+  { where, params }: WholeDayConditions,
+  grouping: DayGrouping,
+): Record<string, bigint | string | null>[] {
+  const keyColumns = groupColumns(grouping)
+  return database
+    .prepare<Record<string, string | number>, Record<string, bigint | string | null>>(
+      `SELECT ${keyColumns.join(', ')}, max(asset_decimals) AS asset_decimals,
+         sum(realized_high) AS realized_high, sum(realized_low) AS realized_low,
+         sum(fees_high) AS fees_high, sum(fees_low) AS fees_low,
+         sum(bought_high) AS bought_high, sum(bought_low) AS bought_low,
+         sum(sold_high) AS sold_high, sum(sold_low) AS sold_low,
+         sum(buys) AS buys, sum(sells) AS sells, sum(corporate_actions) AS corporate_actions,
+         sum(quote_slippage_cbps) AS quote_slippage_cbps, sum(quote_slippage_fills) AS quote_slippage_fills,
+         sum(market_slippage_cbps) AS market_slippage_cbps, sum(market_slippage_fills) AS market_slippage_fills,
+         max(worst_market_slippage_cbps) AS worst_market_slippage_cbps,
+         min(first_at_ms) AS first_at_ms, max(last_at_ms) AS last_at_ms
+       FROM ledger_days WHERE ${where}
+       GROUP BY ${keyColumns.join(', ')}`,
+    )
+    .safeIntegers(true)
+    .all(params)
+}
+
+/** The key of the group `sums` belongs to under `grouping`. */
+function groupKeyOf(grouping: DayGrouping, sums: DaySums): string {
+  return [
+    sums.chainId,
+    sums.assetToken,
+    grouping.day ? sums.day : '',
+    grouping.strategy ? `${sums.corporateAction}|${sums.strategy}` : '',
+    grouping.token ? sums.tokenAddress : '',
+  ].join('|')
+}
+
+/** Adds `sums` to its group in `groups` (the first of a group becomes it). */
+function mergeSums(groups: Map<string, DaySums>, grouping: DayGrouping, sums: DaySums): void {
+  const key = groupKeyOf(grouping, sums)
+  const into = groups.get(key)
+  if (into) addSums(into, sums)
+  else groups.set(key, sums)
+}
+
+/** Adds `sums` into `into`: counts and amounts summed, the worst slippage and the time span widened. */
+function addSums(into: DaySums, sums: DaySums): void {
+  into.realized += sums.realized
+  into.fees += sums.fees
+  into.bought += sums.bought
+  into.sold += sums.sold
+  into.buys += sums.buys
+  into.sells += sums.sells
+  into.corporateActions += sums.corporateActions
+  into.quoteSlippageCbps += sums.quoteSlippageCbps
+  into.quoteSlippageFills += sums.quoteSlippageFills
+  into.marketSlippageCbps += sums.marketSlippageCbps
+  into.marketSlippageFills += sums.marketSlippageFills
+  if (sums.worstMarketSlippageCbps !== null)
+    into.worstMarketSlippageCbps = Math.max(
+      into.worstMarketSlippageCbps ?? sums.worstMarketSlippageCbps,
+      sums.worstMarketSlippageCbps,
+    )
+  into.firstAtMs = Math.min(into.firstAtMs, sums.firstAtMs)
+  into.lastAtMs = Math.max(into.lastAtMs, sums.lastAtMs)
 }
 
 /** A grouped row of SQLite (safe integers: every integer a bigint) as sums; absent group columns empty. */

@@ -1,10 +1,58 @@
+import type Database from 'better-sqlite3'
 import { formatAmount } from '../formatAmount.js'
-import type { Report, ReportContext, ReportFilter, ReportValue } from '../types.js'
+import type { Report, ReportColumn, ReportContext, ReportFilter, ReportValue } from '../types.js'
 import { executionFilterSql } from './executionFilterSql.js'
-import { realizedBreakdown } from './realizedBreakdown.js'
-import { selectIncome } from './selectIncome.js'
+import { type RealizedBreakdown, realizedBreakdown } from './realizedBreakdown.js'
+import { type IncomeReportRow, selectIncome } from './selectIncome.js'
 import { emptySums, sumsCells } from './sumsCells.js'
 import { valuePosition } from './valuePosition.js'
+
+type ExecutionFilterSql = ReturnType<typeof executionFilterSql>
+
+/** The open positions of one chain and asset: how many, their unrealized PnL, and how many have no price. */
+type OpenPositions = { count: number; unrealized: bigint; unpriced: number }
+
+/** The kill switch row (global). */
+type KillSwitchRow = { halted: number; reason: string | null; changed_at_ms: number | null }
+
+/** A span of activity (Unix ms), undefined ends when there is none. */
+type ActivitySpan = { first: number | undefined; last: number | undefined }
+
+/** The columns of the `chains` table. */
+const chainColumns: readonly ReportColumn[] = [
+  { key: 'chain_id', title: 'Chain', kind: 'integer' },
+  { key: 'asset_token', title: 'Asset', kind: 'text' },
+  { key: 'fills', title: 'Fills', kind: 'integer' },
+  { key: 'buys', title: 'Buys', kind: 'integer' },
+  { key: 'sells', title: 'Sells', kind: 'integer' },
+  { key: 'bought', title: 'Bought (asset)', kind: 'decimal' },
+  { key: 'sold', title: 'Sold (asset)', kind: 'decimal' },
+  { key: 'realized_pnl', title: 'Realized PnL', kind: 'decimal' },
+  { key: 'unrealized_pnl', title: 'Unrealized PnL (now)', kind: 'decimal' },
+  { key: 'fees', title: 'Fees', kind: 'decimal' },
+  { key: 'income', title: 'Income', kind: 'decimal' },
+  { key: 'corporate_actions', title: 'Corporate actions', kind: 'integer' },
+  { key: 'open_positions', title: 'Open positions', kind: 'integer' },
+]
+
+/** The columns of the `run` table. */
+const runColumns: readonly ReportColumn[] = [
+  { key: 'executions', title: 'Executions', kind: 'integer' },
+  { key: 'fills', title: 'Fills', kind: 'integer' },
+  { key: 'open_positions', title: 'Open positions', kind: 'integer' },
+  { key: 'first_activity', title: 'First activity', kind: 'time' },
+  { key: 'last_activity', title: 'Last activity', kind: 'time' },
+  { key: 'kill_switch', title: 'Kill switch', kind: 'text' },
+  { key: 'kill_switch_reason', title: 'Kill switch reason', kind: 'text' },
+  { key: 'kill_switch_changed_at', title: 'Kill switch changed', kind: 'time' },
+]
+
+/** The method notes. */
+const summaryNotes: readonly string[] = [
+  'Realized PnL by average cost (src/store/positionAccounting.ts), equal to the positions table when unfiltered; fees are inside cost basis and proceeds, shown apart; income (dividends) is beside realized PnL.',
+  "Unrealized PnL and open positions are as of now, at the market price when given, else at the last fill's price (see the positions report).",
+  'Filters: chain, ticker, strategy, since/until: executions by creation time, fills by block time, corporate actions and income by recording time. The kill switch is global. Activity spans executions, fills, corporate actions and income in scope.',
+]
 
 /**
  * The `summary` report, the headline of a run: executions by state, and per chain and asset:
@@ -20,64 +68,14 @@ import { valuePosition } from './valuePosition.js'
  */
 export function summaryReport(context: ReportContext, filter: ReportFilter): Report {
   const database = context.ledger.database
-  const { where, params } = executionFilterSql(filter, 'e')
-  const states = database
-    .prepare<Record<string, string | number | null>, { state: string; count: number }>(
-      `SELECT e.state, count(*) AS count FROM executions e WHERE ${where} GROUP BY e.state ORDER BY e.state`,
-    )
-    .all(params)
-  const executionTimes = database
-    .prepare<Record<string, string | number | null>, { first: number | null; last: number | null }>(
-      // Two subqueries, so that unfiltered each is one seek in its index.
-      `SELECT (SELECT min(e.created_at_ms) FROM executions e WHERE ${where}) AS first,
-         (SELECT max(e.updated_at_ms) FROM executions e WHERE ${where}) AS last`,
-    )
-    .get(params)
+  const executionFilter = executionFilterSql(filter, 'e')
+  const states = executionsByState(database, executionFilter)
+  const executionSpan = spanOfExecutions(database, executionFilter)
   const breakdown = realizedBreakdown(database, filter)
-  const income = selectIncome(database, filter)
-  const incomeByAsset = new Map<string, bigint>()
-  let first = min(breakdown.first, executionTimes?.first ?? undefined)
-  let last = max(breakdown.last, executionTimes?.last ?? undefined)
-  for (const row of income) {
-    const asset = `${row.chain_id}:${row.asset_token}`
-    incomeByAsset.set(asset, (incomeByAsset.get(asset) ?? 0n) + BigInt(row.amount))
-    if (!breakdown.byAsset.has(asset))
-      breakdown.byAsset.set(asset, emptySums(row.chain_id, row.asset_token, row.asset_decimals))
-    first = min(first, row.recorded_at_ms)
-    last = max(last, row.recorded_at_ms)
-  }
-  const open = new Map<string, { count: number; unrealized: bigint; unpriced: number }>()
-  for (const position of breakdown.positions.values()) {
-    if (position.balance === 0n) continue
-    const asset = `${position.chainId}:${position.assetToken}`
-    if (!breakdown.byAsset.has(asset))
-      breakdown.byAsset.set(asset, emptySums(position.chainId, position.assetToken, position.assetDecimals))
-    const sums = open.get(asset) ?? { count: 0, unrealized: 0n, unpriced: 0 }
-    const value = valuePosition(database, context, position)
-    sums.count += 1
-    if (value.unrealized === null) sums.unpriced += 1
-    else sums.unrealized += value.unrealized
-    open.set(asset, sums)
-  }
-  const kill = database
-    .prepare<[], { halted: number; reason: string | null; changed_at_ms: number | null }>(
-      'SELECT halted, reason, changed_at_ms FROM kill_switch WHERE id = 1',
-    )
-    .get()
-  const time = (ms: number | undefined | null) =>
-    ms === undefined || ms === null ? null : new Date(ms).toISOString()
-  const chains: Record<string, ReportValue>[] = [...breakdown.byAsset]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([asset, sums]) => {
-      const positions = open.get(asset)
-      return {
-        ...sumsCells(sums),
-        fills: sums.buys + sums.sells,
-        income: formatAmount(incomeByAsset.get(asset) ?? 0n, sums.assetDecimals),
-        open_positions: positions?.count ?? 0,
-        unrealized_pnl: formatAmount(positions?.unrealized ?? 0n, sums.assetDecimals),
-      }
-    })
+  const income = incomeByAsset(selectIncome(database, filter), breakdown)
+  const open = openPositionsByAsset(database, context, breakdown)
+  const activity = spanOf(executionSpan, breakdown, income.span)
+  const chains = chainRows(breakdown, income.byAsset, open)
   return {
     name: 'summary',
     generatedAt: new Date(context.now()).toISOString(),
@@ -92,59 +90,151 @@ export function summaryReport(context: ReportContext, filter: ReportFilter): Rep
         ],
         rows: states,
       },
-      {
-        key: 'chains',
-        title: 'Per chain and asset',
-        columns: [
-          { key: 'chain_id', title: 'Chain', kind: 'integer' },
-          { key: 'asset_token', title: 'Asset', kind: 'text' },
-          { key: 'fills', title: 'Fills', kind: 'integer' },
-          { key: 'buys', title: 'Buys', kind: 'integer' },
-          { key: 'sells', title: 'Sells', kind: 'integer' },
-          { key: 'bought', title: 'Bought (asset)', kind: 'decimal' },
-          { key: 'sold', title: 'Sold (asset)', kind: 'decimal' },
-          { key: 'realized_pnl', title: 'Realized PnL', kind: 'decimal' },
-          { key: 'unrealized_pnl', title: 'Unrealized PnL (now)', kind: 'decimal' },
-          { key: 'fees', title: 'Fees', kind: 'decimal' },
-          { key: 'income', title: 'Income', kind: 'decimal' },
-          { key: 'corporate_actions', title: 'Corporate actions', kind: 'integer' },
-          { key: 'open_positions', title: 'Open positions', kind: 'integer' },
-        ],
-        rows: chains,
-      },
+      { key: 'chains', title: 'Per chain and asset', columns: chainColumns, rows: chains },
       {
         key: 'run',
         title: 'Run',
-        columns: [
-          { key: 'executions', title: 'Executions', kind: 'integer' },
-          { key: 'fills', title: 'Fills', kind: 'integer' },
-          { key: 'open_positions', title: 'Open positions', kind: 'integer' },
-          { key: 'first_activity', title: 'First activity', kind: 'time' },
-          { key: 'last_activity', title: 'Last activity', kind: 'time' },
-          { key: 'kill_switch', title: 'Kill switch', kind: 'text' },
-          { key: 'kill_switch_reason', title: 'Kill switch reason', kind: 'text' },
-          { key: 'kill_switch_changed_at', title: 'Kill switch changed', kind: 'time' },
-        ],
-        rows: [
-          {
-            executions: states.reduce((sum, row) => sum + row.count, 0),
-            fills: chains.reduce((sum, row) => sum + (row.fills as number), 0),
-            open_positions: [...open.values()].reduce((sum, row) => sum + row.count, 0),
-            first_activity: time(first),
-            last_activity: time(last),
-            kill_switch: kill?.halted === 1 ? 'halted' : 'running',
-            kill_switch_reason: kill?.reason ?? null,
-            kill_switch_changed_at: time(kill?.changed_at_ms),
-          },
-        ],
+        columns: runColumns,
+        rows: [runRow(states, chains, open, activity, killSwitch(database))],
       },
     ],
-    notes: [
-      'Realized PnL by average cost (src/store/positionAccounting.ts), equal to the positions table when unfiltered; fees are inside cost basis and proceeds, shown apart; income (dividends) is beside realized PnL.',
-      "Unrealized PnL and open positions are as of now, at the market price when given, else at the last fill's price (see the positions report).",
-      'Filters: chain, ticker, strategy, since/until: executions by creation time, fills by block time, corporate actions and income by recording time. The kill switch is global. Activity spans executions, fills, corporate actions and income in scope.',
-    ],
+    notes: summaryNotes,
   }
+}
+
+/** How many executions the filter selects in each state, by state. */
+function executionsByState(
+  database: Database.Database,
+  { where, params }: ExecutionFilterSql,
+): { state: string; count: number }[] {
+  return database
+    .prepare<Record<string, string | number | null>, { state: string; count: number }>(
+      `SELECT e.state, count(*) AS count FROM executions e WHERE ${where} GROUP BY e.state ORDER BY e.state`,
+    )
+    .all(params)
+}
+
+/** The first creation and last update of the executions the filter selects. */
+function spanOfExecutions(database: Database.Database, { where, params }: ExecutionFilterSql): ActivitySpan {
+  const times = database
+    .prepare<Record<string, string | number | null>, { first: number | null; last: number | null }>(
+      // Two subqueries, so that unfiltered each is one seek in its index.
+      `SELECT (SELECT min(e.created_at_ms) FROM executions e WHERE ${where}) AS first,
+         (SELECT max(e.updated_at_ms) FROM executions e WHERE ${where}) AS last`,
+    )
+    .get(params)
+  return { first: times?.first ?? undefined, last: times?.last ?? undefined }
+}
+
+/**
+ * The income per chain and asset, and the span of its recording times; an asset with income and
+ * no fills joins `breakdown.byAsset` (empty sums).
+ */
+function incomeByAsset(
+  income: readonly IncomeReportRow[],
+  breakdown: RealizedBreakdown,
+): { byAsset: Map<string, bigint>; span: ActivitySpan } {
+  const byAsset = new Map<string, bigint>()
+  let first: number | undefined
+  let last: number | undefined
+  for (const row of income) {
+    const asset = `${row.chain_id}:${row.asset_token}`
+    byAsset.set(asset, (byAsset.get(asset) ?? 0n) + BigInt(row.amount))
+    if (!breakdown.byAsset.has(asset))
+      breakdown.byAsset.set(asset, emptySums(row.chain_id, row.asset_token, row.asset_decimals))
+    first = min(first, row.recorded_at_ms)
+    last = max(last, row.recorded_at_ms)
+  }
+  return { byAsset, span: { first, last } }
+}
+
+/**
+ * The open positions per chain and asset, valued now; an asset with an open position and no
+ * fills in scope joins `breakdown.byAsset` (empty sums).
+ */
+function openPositionsByAsset(
+  database: Database.Database,
+  context: ReportContext,
+  breakdown: RealizedBreakdown,
+): Map<string, OpenPositions> {
+  const open = new Map<string, OpenPositions>()
+  for (const position of breakdown.positions.values()) {
+    if (position.balance === 0n) continue
+    const asset = `${position.chainId}:${position.assetToken}`
+    if (!breakdown.byAsset.has(asset))
+      breakdown.byAsset.set(asset, emptySums(position.chainId, position.assetToken, position.assetDecimals))
+    const sums = open.get(asset) ?? { count: 0, unrealized: 0n, unpriced: 0 }
+    addPosition(sums, valuePosition(database, context, position))
+    open.set(asset, sums)
+  }
+  return open
+}
+
+/** Counts an open position and its unrealized PnL (or its lack of a price) into `sums`. */
+function addPosition(sums: OpenPositions, value: { unrealized: bigint | null }): void {
+  sums.count += 1
+  if (value.unrealized === null) sums.unpriced += 1
+  else sums.unrealized += value.unrealized
+}
+
+/** The first and last activity: executions, then fills and corporate actions, then income. */
+function spanOf(executions: ActivitySpan, breakdown: RealizedBreakdown, income: ActivitySpan): ActivitySpan {
+  return {
+    first: min(min(breakdown.first, executions.first), income.first),
+    last: max(max(breakdown.last, executions.last), income.last),
+  }
+}
+
+/** The kill switch's state, global. */
+function killSwitch(database: Database.Database): KillSwitchRow | undefined {
+  return database
+    .prepare<[], KillSwitchRow>('SELECT halted, reason, changed_at_ms FROM kill_switch WHERE id = 1')
+    .get()
+}
+
+/** The rows of the `chains` table, by chain and asset. */
+function chainRows(
+  breakdown: RealizedBreakdown,
+  incomeByAsset: ReadonlyMap<string, bigint>,
+  open: ReadonlyMap<string, OpenPositions>,
+): Record<string, ReportValue>[] {
+  return [...breakdown.byAsset]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([asset, sums]) => {
+      const positions = open.get(asset)
+      return {
+        ...sumsCells(sums),
+        fills: sums.buys + sums.sells,
+        income: formatAmount(incomeByAsset.get(asset) ?? 0n, sums.assetDecimals),
+        open_positions: positions?.count ?? 0,
+        unrealized_pnl: formatAmount(positions?.unrealized ?? 0n, sums.assetDecimals),
+      }
+    })
+}
+
+/** The one row of the `run` table: totals, activity span and kill switch. */
+function runRow(
+  states: readonly { count: number }[],
+  chains: readonly Record<string, ReportValue>[],
+  open: ReadonlyMap<string, OpenPositions>,
+  activity: ActivitySpan,
+  kill: KillSwitchRow | undefined,
+): Record<string, ReportValue> {
+  return {
+    executions: states.reduce((sum, row) => sum + row.count, 0),
+    fills: chains.reduce((sum, row) => sum + (row.fills as number), 0),
+    open_positions: [...open.values()].reduce((sum, row) => sum + row.count, 0),
+    first_activity: isoTime(activity.first),
+    last_activity: isoTime(activity.last),
+    kill_switch: kill?.halted === 1 ? 'halted' : 'running',
+    kill_switch_reason: kill?.reason ?? null,
+    kill_switch_changed_at: isoTime(kill?.changed_at_ms),
+  }
+}
+
+/** A time in ISO 8601, null when there is none. */
+function isoTime(ms: number | undefined | null): string | null {
+  return ms === undefined || ms === null ? null : new Date(ms).toISOString()
 }
 
 function min(a: number | undefined, b: number | undefined) {
