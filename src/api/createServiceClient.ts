@@ -105,7 +105,9 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
         return parseReply(reply, request, description)
       } catch (error) {
         if (options.signal?.aborted) throw options.signal.reason
-        lastError = error
+        // The budget cutting an attempt short is not that attempt's failure: a timeout after
+        // transient failures names the last of them as its cause.
+        if (!(isTimeout(error) && lastError !== undefined)) lastError = error
         if (error instanceof ServiceRateLimitError) limiter.pauseFor(error.retryAfterMs)
         if (error instanceof ServiceAuthError && bearer && client.session && !reloggedIn) {
           // The JWT was refused (expired early, server restarted): one fresh login, then retry.
@@ -122,13 +124,13 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
             error instanceof ServiceRateLimitError ||
             isTimeout(error))
         if (!retryable)
-          throw isTimeout(error) ? new ServiceTimeoutError(description, budgetMs, attempt, error) : error
+          throw isTimeout(error) ? new ServiceTimeoutError(description, budgetMs, attempt, lastError) : error
         const backoff = Math.random() * Math.min(5_000, retryBaseDelayMs * 2 ** (attempt - 1))
         const delay = error instanceof ServiceRateLimitError ? Math.max(error.retryAfterMs, backoff) : backoff
         if (localNow() + delay >= deadline) {
           throw error instanceof ServiceRateLimitError
             ? error
-            : new ServiceTimeoutError(description, budgetMs, attempt, error)
+            : new ServiceTimeoutError(description, budgetMs, attempt, lastError)
         }
         await sleep(delay, options.signal)
       } finally {
