@@ -14,7 +14,7 @@ import {
 import type { RepositoryContext } from './context.js'
 import { type ExecutionPricingRow, fillSlippageOf } from './fillSlippageOf.js'
 import type { PositionRecord } from './positionAccounting.js'
-import { checkTokenInfo, createPositionWriter, fillEntryOfRow } from './positionRows.js'
+import { checkTokenInfo, createPositionWriter, fillEntryOfRow, type PositionWriter } from './positionRows.js'
 
 /**
  * One settlement, decoded from the executor's `QuoteExecuted(quoteId, taker, stockToken,
@@ -213,139 +213,13 @@ export function createFillsRepository(
 ): FillsRepository {
   const { db, now } = context
   const writer = createPositionWriter(context)
-  const selectOne = db.prepare<[number, string, number], FillRow>(
-    'SELECT * FROM fills WHERE chain_id = ? AND tx_hash = ? AND log_index = ? AND reversed_at_ms IS NULL',
+  const statements = prepareFillStatements(db)
+  const { selectOne, selectMany } = statements
+  const writing: FillWriting = { statements, writer, positions, now }
+  const reverse = db.transaction((chainId: number, txHash: Hex, reason: string): FillRecord[] =>
+    reverseLiveFills(writing, chainId, txHash, reason),
   )
-  const selectById = db.prepare<[number], FillRow>('SELECT * FROM fills WHERE id = ?')
-  const selectLiveOfTx = db.prepare<[number, string], FillRow>(
-    'SELECT * FROM fills WHERE chain_id = ? AND tx_hash = ? AND reversed_at_ms IS NULL ORDER BY seq',
-  )
-  const setReversed = db.prepare<[number, string, number]>(
-    'UPDATE fills SET reversed_at_ms = ?, reversal_reason = ? WHERE id = ? AND reversed_at_ms IS NULL',
-  )
-  const selectQuoteOwner = db.prepare<[string], { execution_id: number }>(
-    'SELECT execution_id FROM execution_quotes WHERE quote_id = ?',
-  )
-  const insert = db.prepare<[Omit<FillRow, 'id' | 'reversed_at_ms' | 'reversal_reason'>]>(
-    `INSERT INTO fills (seq, chain_id, tx_hash, log_index, execution_id, quote_id, taker, stock_token, asset_token,
-       token_kind, asset_decimals, ticker, exchange, is_buy, amount_in, amount_out, fee_amount, block_number,
-       block_hash, block_time, recorded_at_ms, realized_pnl, slippage_vs_quote_cbps, slippage_vs_market_cbps)
-     VALUES (@seq, @chain_id, @tx_hash, @log_index, @execution_id, @quote_id, @taker, @stock_token, @asset_token,
-       @token_kind, @asset_decimals, @ticker, @exchange, @is_buy, @amount_in, @amount_out, @fee_amount,
-       @block_number, @block_hash, @block_time, @recorded_at_ms, @realized_pnl, @slippage_vs_quote_cbps,
-       @slippage_vs_market_cbps)`,
-  )
-  const selectExecutionPricing = db.prepare<[number], ExecutionPricingRow & { strategy: string | null }>(
-    'SELECT strategy, quote_json, market_price, market_fx_rate FROM executions WHERE id = ?',
-  )
-  const setBlockHash = db.prepare<[string | null, number]>('UPDATE fills SET block_hash = ? WHERE id = ?')
-  const selectMany = db.prepare<
-    [number | null, number | null, number | null, number | null, number | null, number],
-    FillRow
-  >(
-    `SELECT * FROM fills WHERE (? IS NULL OR chain_id = ?) AND (? IS NULL OR execution_id = ?)
-       AND recorded_at_ms >= coalesce(?, 0) AND (? OR reversed_at_ms IS NULL) ORDER BY seq`,
-  )
-
-  const reverse = db.transaction((chainId: number, txHash: Hex, reason: string): FillRecord[] => {
-    const live = selectLiveOfTx.all(chainId, txHash)
-    for (const row of live) setReversed.run(now(), reason, row.id)
-    if (live.length > 0) positions.recomputePositions()
-    return live.map((row) => toRecord(selectById.get(row.id) as FillRow))
-  })
-
-  const record = db.transaction((fill: NewFill): RecordFillResult => {
-    const token = checkTokenInfo(fill, 'fill')
-    if (typeof fill.isBuy !== 'boolean') throw new LedgerInputError('isBuy', fill.isBuy, 'must be a boolean.')
-    const blockTime = fill.blockTime
-    if (typeof blockTime !== 'bigint' || blockTime < 0n)
-      throw new LedgerInputError('blockTime', blockTime, 'must be a non-negative bigint of Unix seconds.')
-    const row: Omit<
-      FillRow,
-      | 'id'
-      | 'seq'
-      | 'execution_id'
-      | 'recorded_at_ms'
-      | 'block_hash'
-      | 'reversed_at_ms'
-      | 'reversal_reason'
-      | 'realized_pnl'
-      | 'slippage_vs_quote_cbps'
-      | 'slippage_vs_market_cbps'
-    > = {
-      chain_id: safeInteger(fill.chainId, 'chainId', 1),
-      tx_hash: canonicalBytes32(fill.txHash, 'txHash'),
-      log_index: safeInteger(fill.logIndex, 'logIndex'),
-      quote_id: canonicalBytes32(fill.quoteId, 'quoteId'),
-      taker: canonicalAddress(fill.taker, 'taker'),
-      stock_token: canonicalAddress(fill.stockToken, 'stockToken'),
-      asset_token: token.assetToken,
-      token_kind: token.tokenKind,
-      asset_decimals: token.assetDecimals,
-      ticker: token.ticker,
-      exchange: token.exchange,
-      is_buy: fill.isBuy ? 1 : 0,
-      amount_in: uintToText(fill.amountIn, 'amountIn'),
-      amount_out: uintToText(fill.amountOut, 'amountOut'),
-      fee_amount: uintToText(fill.feeAmount, 'feeAmount'),
-      block_number: blockNumberToInteger(fill.blockNumber, 'blockNumber'),
-      block_time: blockNumberToInteger(blockTime, 'blockTime'),
-    }
-    const blockHash = fill.blockHash === undefined ? null : canonicalBytes32(fill.blockHash, 'blockHash')
-    const existing = selectOne.get(row.chain_id, row.tx_hash, row.log_index)
-    let moved: FillRecord | undefined
-    if (existing) {
-      const differing = (Object.keys(row) as (keyof typeof row)[]).filter(
-        (key) => !blockFields.has(key) && existing[key] !== row[key],
-      )
-      if (differing.length > 0)
-        throw new FillRecordError({
-          code: 'FILL_CONFLICT',
-          shortMessage: `Fill ${row.tx_hash}#${row.log_index} on chain ${row.chain_id} is already stored with different ${differing.join(', ')}: one decoding of that log is wrong. Nothing was changed.`,
-          remedy:
-            "compare both with the chain's QuoteExecuted log of that transaction and report which decoding differs (the ledger keeps the first)",
-          details: { chainId: row.chain_id, txHash: row.tx_hash, logIndex: row.log_index, differing },
-        })
-      const sameBlock =
-        existing.block_number === row.block_number &&
-        (blockHash === null || existing.block_hash === null || existing.block_hash === blockHash)
-      if (sameBlock) {
-        if (existing.block_hash === null && blockHash !== null) setBlockHash.run(blockHash, existing.id)
-        return { status: 'duplicate', fill: toRecord(selectById.get(existing.id) as FillRow) }
-      }
-      // The same log in another block: a reorg moved the transaction while nobody watched.
-      setReversed.run(now(), `moved by a reorg to block ${row.block_number}`, existing.id)
-      positions.recomputePositions()
-      moved = toRecord(selectById.get(existing.id) as FillRow)
-    }
-    const executionId =
-      fill.executionId === undefined
-        ? (selectQuoteOwner.get(row.quote_id)?.execution_id ?? null)
-        : safeInteger(fill.executionId, 'executionId', 1)
-    const seq = writer.nextSeq()
-    const execution = executionId === null ? undefined : selectExecutionPricing.get(executionId)
-    const slippage = fillSlippageOf(row, execution)
-    const entry = fillEntryOfRow({ ...row, seq })
-    const { record: position, realized } = writer.apply(entry, {
-      atMs: row.block_time * 1000,
-      strategy: execution?.strategy ?? null,
-      fee: BigInt(row.fee_amount),
-      quoteSlippageCbps: slippage.quote,
-      marketSlippageCbps: slippage.market,
-    })
-    const result = insert.run({
-      ...row,
-      seq,
-      execution_id: executionId,
-      block_hash: blockHash,
-      recorded_at_ms: now(),
-      realized_pnl: realized.toString(),
-      slippage_vs_quote_cbps: slippage.quote,
-      slippage_vs_market_cbps: slippage.market,
-    })
-    const stored = selectById.get(Number(result.lastInsertRowid)) as FillRow
-    return { status: 'recorded', fill: toRecord(stored), position, ...(moved ? { moved } : {}) }
-  })
+  const record = db.transaction((fill: NewFill): RecordFillResult => recordNewFill(writing, fill))
 
   return {
     recordFill: (fill) => record.immediate(fill),
@@ -368,4 +242,198 @@ export function createFillsRepository(
         String(reason),
       ),
   }
+}
+
+/** The statements of the fills repository, prepared once per connection. */
+function prepareFillStatements(db: RepositoryContext['db']) {
+  return {
+    selectOne: db.prepare<[number, string, number], FillRow>(
+      'SELECT * FROM fills WHERE chain_id = ? AND tx_hash = ? AND log_index = ? AND reversed_at_ms IS NULL',
+    ),
+    selectById: db.prepare<[number], FillRow>('SELECT * FROM fills WHERE id = ?'),
+    selectLiveOfTx: db.prepare<[number, string], FillRow>(
+      'SELECT * FROM fills WHERE chain_id = ? AND tx_hash = ? AND reversed_at_ms IS NULL ORDER BY seq',
+    ),
+    setReversed: db.prepare<[number, string, number]>(
+      'UPDATE fills SET reversed_at_ms = ?, reversal_reason = ? WHERE id = ? AND reversed_at_ms IS NULL',
+    ),
+    selectQuoteOwner: db.prepare<[string], { execution_id: number }>(
+      'SELECT execution_id FROM execution_quotes WHERE quote_id = ?',
+    ),
+    insert: db.prepare<[Omit<FillRow, 'id' | 'reversed_at_ms' | 'reversal_reason'>]>(
+      `INSERT INTO fills (seq, chain_id, tx_hash, log_index, execution_id, quote_id, taker, stock_token, asset_token,
+       token_kind, asset_decimals, ticker, exchange, is_buy, amount_in, amount_out, fee_amount, block_number,
+       block_hash, block_time, recorded_at_ms, realized_pnl, slippage_vs_quote_cbps, slippage_vs_market_cbps)
+     VALUES (@seq, @chain_id, @tx_hash, @log_index, @execution_id, @quote_id, @taker, @stock_token, @asset_token,
+       @token_kind, @asset_decimals, @ticker, @exchange, @is_buy, @amount_in, @amount_out, @fee_amount,
+       @block_number, @block_hash, @block_time, @recorded_at_ms, @realized_pnl, @slippage_vs_quote_cbps,
+       @slippage_vs_market_cbps)`,
+    ),
+    selectExecutionPricing: db.prepare<[number], ExecutionPricingRow & { strategy: string | null }>(
+      'SELECT strategy, quote_json, market_price, market_fx_rate FROM executions WHERE id = ?',
+    ),
+    setBlockHash: db.prepare<[string | null, number]>('UPDATE fills SET block_hash = ? WHERE id = ?'),
+    selectMany: db.prepare<
+      [number | null, number | null, number | null, number | null, number | null, number],
+      FillRow
+    >(
+      `SELECT * FROM fills WHERE (? IS NULL OR chain_id = ?) AND (? IS NULL OR execution_id = ?)
+       AND recorded_at_ms >= coalesce(?, 0) AND (? OR reversed_at_ms IS NULL) ORDER BY seq`,
+    ),
+  }
+}
+
+/** What writing fills works with: the statements, the position writer, the positions to rebuild, the clock. */
+type FillWriting = {
+  statements: ReturnType<typeof prepareFillStatements>
+  writer: PositionWriter
+  positions: { recomputePositions(): unknown }
+  now: () => number
+}
+
+/** A fill's row as its log gives it, before the ledger adds its order, execution and figures. */
+type LoggedFillRow = Omit<
+  FillRow,
+  | 'id'
+  | 'seq'
+  | 'execution_id'
+  | 'recorded_at_ms'
+  | 'block_hash'
+  | 'reversed_at_ms'
+  | 'reversal_reason'
+  | 'realized_pnl'
+  | 'slippage_vs_quote_cbps'
+  | 'slippage_vs_market_cbps'
+>
+
+/** `reverseFillsOfTransaction`, inside its write transaction. */
+function reverseLiveFills(
+  { statements, positions, now }: FillWriting,
+  chainId: number,
+  txHash: Hex,
+  reason: string,
+): FillRecord[] {
+  const live = statements.selectLiveOfTx.all(chainId, txHash)
+  for (const row of live) statements.setReversed.run(now(), reason, row.id)
+  if (live.length > 0) positions.recomputePositions()
+  return live.map((row) => toRecord(statements.selectById.get(row.id) as FillRow))
+}
+
+/** `recordFill`, inside its write transaction: once per log, the same log in another block a reorg. */
+function recordNewFill(writing: FillWriting, fill: NewFill): RecordFillResult {
+  const row = loggedFillRow(fill)
+  const blockHash = fill.blockHash === undefined ? null : canonicalBytes32(fill.blockHash, 'blockHash')
+  const existing = writing.statements.selectOne.get(row.chain_id, row.tx_hash, row.log_index)
+  let moved: FillRecord | undefined
+  if (existing) {
+    const seen = sameLogAgain(writing, existing, row, blockHash)
+    if (seen.status === 'duplicate') return seen
+    moved = seen.moved
+  }
+  return insertFill(writing, fill, row, blockHash, moved)
+}
+
+/** The fill's row from its log, each field checked (in this order: the first bad one is reported). */
+function loggedFillRow(fill: NewFill): LoggedFillRow {
+  const token = checkTokenInfo(fill, 'fill')
+  if (typeof fill.isBuy !== 'boolean') throw new LedgerInputError('isBuy', fill.isBuy, 'must be a boolean.')
+  const blockTime = fill.blockTime
+  if (typeof blockTime !== 'bigint' || blockTime < 0n)
+    throw new LedgerInputError('blockTime', blockTime, 'must be a non-negative bigint of Unix seconds.')
+  return {
+    chain_id: safeInteger(fill.chainId, 'chainId', 1),
+    tx_hash: canonicalBytes32(fill.txHash, 'txHash'),
+    log_index: safeInteger(fill.logIndex, 'logIndex'),
+    quote_id: canonicalBytes32(fill.quoteId, 'quoteId'),
+    taker: canonicalAddress(fill.taker, 'taker'),
+    stock_token: canonicalAddress(fill.stockToken, 'stockToken'),
+    asset_token: token.assetToken,
+    token_kind: token.tokenKind,
+    asset_decimals: token.assetDecimals,
+    ticker: token.ticker,
+    exchange: token.exchange,
+    is_buy: fill.isBuy ? 1 : 0,
+    amount_in: uintToText(fill.amountIn, 'amountIn'),
+    amount_out: uintToText(fill.amountOut, 'amountOut'),
+    fee_amount: uintToText(fill.feeAmount, 'feeAmount'),
+    block_number: blockNumberToInteger(fill.blockNumber, 'blockNumber'),
+    block_time: blockNumberToInteger(blockTime, 'blockTime'),
+  }
+}
+
+/**
+ * A log already recorded: the same fill in the same block is a duplicate (its block hash filled in
+ * when it had none); in another block, a reorg moved it, so the stored one is reversed.
+ */
+function sameLogAgain(
+  { statements, positions, now }: FillWriting,
+  existing: FillRow,
+  row: LoggedFillRow,
+  blockHash: string | null,
+): { status: 'duplicate'; fill: FillRecord } | { status: 'moved'; moved: FillRecord } {
+  assertSameFill(existing, row)
+  const sameBlock =
+    existing.block_number === row.block_number &&
+    (blockHash === null || existing.block_hash === null || existing.block_hash === blockHash)
+  if (sameBlock) {
+    if (existing.block_hash === null && blockHash !== null)
+      statements.setBlockHash.run(blockHash, existing.id)
+    return { status: 'duplicate', fill: toRecord(statements.selectById.get(existing.id) as FillRow) }
+  }
+  // The same log in another block: a reorg moved the transaction while nobody watched.
+  statements.setReversed.run(now(), `moved by a reorg to block ${row.block_number}`, existing.id)
+  positions.recomputePositions()
+  return { status: 'moved', moved: toRecord(statements.selectById.get(existing.id) as FillRow) }
+}
+
+/** One decoding of a log: the same log stored with other fields (but where it was mined) is a conflict. */
+function assertSameFill(existing: FillRow, row: LoggedFillRow): void {
+  const differing = (Object.keys(row) as (keyof typeof row)[]).filter(
+    (key) => !blockFields.has(key) && existing[key] !== row[key],
+  )
+  if (differing.length > 0)
+    throw new FillRecordError({
+      code: 'FILL_CONFLICT',
+      shortMessage: `Fill ${row.tx_hash}#${row.log_index} on chain ${row.chain_id} is already stored with different ${differing.join(', ')}: one decoding of that log is wrong. Nothing was changed.`,
+      remedy:
+        "compare both with the chain's QuoteExecuted log of that transaction and report which decoding differs (the ledger keeps the first)",
+      details: { chainId: row.chain_id, txHash: row.tx_hash, logIndex: row.log_index, differing },
+    })
+}
+
+/** The new fill: its execution, its place in the ledger order, its position and figures, stored. */
+function insertFill(
+  { statements, writer, now }: FillWriting,
+  fill: NewFill,
+  row: LoggedFillRow,
+  blockHash: string | null,
+  moved: FillRecord | undefined,
+): RecordFillResult {
+  const executionId =
+    fill.executionId === undefined
+      ? (statements.selectQuoteOwner.get(row.quote_id)?.execution_id ?? null)
+      : safeInteger(fill.executionId, 'executionId', 1)
+  const seq = writer.nextSeq()
+  const execution = executionId === null ? undefined : statements.selectExecutionPricing.get(executionId)
+  const slippage = fillSlippageOf(row, execution)
+  const entry = fillEntryOfRow({ ...row, seq })
+  const { record: position, realized } = writer.apply(entry, {
+    atMs: row.block_time * 1000,
+    strategy: execution?.strategy ?? null,
+    fee: BigInt(row.fee_amount),
+    quoteSlippageCbps: slippage.quote,
+    marketSlippageCbps: slippage.market,
+  })
+  const result = statements.insert.run({
+    ...row,
+    seq,
+    execution_id: executionId,
+    block_hash: blockHash,
+    recorded_at_ms: now(),
+    realized_pnl: realized.toString(),
+    slippage_vs_quote_cbps: slippage.quote,
+    slippage_vs_market_cbps: slippage.market,
+  })
+  const stored = statements.selectById.get(Number(result.lastInsertRowid)) as FillRow
+  return { status: 'recorded', fill: toRecord(stored), position, ...(moved ? { moved } : {}) }
 }

@@ -4,6 +4,7 @@ import { executionMarketPrice } from './migration5.js'
 import { reportIndices } from './migration6.js'
 import { reportFigures } from './migration7.js'
 import { oneCreatedIndex } from './migration8.js'
+import { transactionOutcomes } from './migration9.js'
 
 // CHECK fragments. Amounts are decimal TEXT (uint256 does not fit in INTEGER): canonical digits,
 // no sign, no leading zero; signed columns allow one leading '-'.
@@ -376,6 +377,7 @@ CREATE TABLE ledger_owner (
   reportIndices,
   reportFigures,
   oneCreatedIndex,
+  transactionOutcomes,
 ]
 
 /** The schema version this build writes: the last migration's number. */

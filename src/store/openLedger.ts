@@ -33,6 +33,10 @@ import { createRiskRepository, type RiskRepository } from './risk.js'
 import { assertStockrouteFile, checkReadonlyVersion, migrate } from './schemaVersion.js'
 import { createStorageFaultMonitor, observeErrors, type StorageFault } from './storageFault.js'
 import { createStrategySwitchesRepository, type StrategySwitchesRepository } from './strategySwitches.js'
+import {
+  createTransactionOutcomesRepository,
+  type TransactionOutcomesRepository,
+} from './transactionOutcomes.js'
 import { createTransactionsRepository, type TransactionsRepository } from './transactions.js'
 import { useWalJournal } from './useWalJournal.js'
 import { startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js'
@@ -95,6 +99,8 @@ export type Ledger = {
   readonly database: Database.Database
   readonly executions: ExecutionsRepository
   readonly transactions: TransactionsRepository
+  /** What the chain decided about our transactions, handed from the transaction managers to the engine. */
+  readonly transactionOutcomes: TransactionOutcomesRepository
   readonly nonces: NoncesRepository
   readonly fills: FillsRepository
   readonly positions: PositionsRepository
@@ -190,22 +196,39 @@ export type Ledger = {
 export function openLedger(parameters: OpenLedgerParameters): Ledger {
   const path = resolve(parameters.path)
   const readonly = parameters.readonly ?? false
-  const migrations = parameters.migrations ?? ledgerMigrations
   const now = parameters.now ?? Date.now
   const timeout = parameters.busyTimeoutMs ?? 5000
   const maxPageCount = readonly ? undefined : maxPageCountOf(parameters.maxPageCount, path)
+  const db = openConnection(path, readonly, timeout)
 
+  let claimed: HeldLedgerOwnership | undefined
+  try {
+    const schemaVersion = prepareSchema(db, { path, readonly, timeout, now, parameters })
+    const ownership =
+      readonly || parameters.owner === false
+        ? undefined
+        : claimLedger(db, path, parameters.owner?.command ?? defaultOwnerCommand(), now)
+    claimed = ownership
+    if (maxPageCount !== undefined) db.pragma(`max_page_count = ${maxPageCount}`)
+    return ledgerOver(db, { path, readonly, now, schemaVersion, ownership, parameters })
+  } catch (error) {
+    claimed?.release()
+    db.close()
+    throw error
+  }
+}
+
+/** The SQLite connection: the file must exist when read-only; a writer creates its parent folders. */
+function openConnection(path: string, readonly: boolean, timeout: number): Database.Database {
   if (readonly && !existsSync(path))
     throw new LedgerError({
       code: 'LEDGER_NOT_FOUND',
       shortMessage: `No ledger at ${path}: check the path (config dataDir), or run the daemon once to create it.`,
       details: { path },
     })
-
-  let db: Database.Database
   try {
     if (!readonly) mkdirSync(dirname(path), { recursive: true })
-    db = new Database(path, { readonly, fileMustExist: readonly, timeout })
+    return new Database(path, { readonly, fileMustExist: readonly, timeout })
   } catch (error) {
     throw new LedgerError({
       code: 'LEDGER_OPEN_FAILED',
@@ -214,121 +237,175 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
       cause: error,
     })
   }
+}
 
-  let claimed: HeldLedgerOwnership | undefined
+/**
+ * Checks that the file is a stockroute ledger, sets its journal (WAL, for a writer) and pragmas,
+ * and brings its schema up to date (a read-only open only checks it). Returns the schema version.
+ */
+function prepareSchema(
+  db: Database.Database,
+  opening: {
+    path: string
+    readonly: boolean
+    timeout: number
+    now: () => number
+    parameters: OpenLedgerParameters
+  },
+): number {
+  const { path, readonly, timeout, now, parameters } = opening
+  const migrations = parameters.migrations ?? ledgerMigrations
   try {
-    try {
-      assertStockrouteFile(db, path)
-    } catch (error) {
-      if (error instanceof LedgerError) throw error
-      throw new LedgerError({
-        code: 'LEDGER_OPEN_FAILED',
-        shortMessage: `Cannot read the ledger ${path}: ${(error as Error).message}. Is it a SQLite file? Point the ledger path at a new file or a stockroute ledger.`,
-        details: { path },
-        cause: error,
-      })
-    }
-    if (!readonly) useWalJournal({ db, path, timeoutMs: timeout })
-    db.pragma('synchronous = FULL')
-    db.pragma('foreign_keys = ON')
-    const schemaVersion = readonly
-      ? checkReadonlyVersion(db, path, migrations)
-      : migrate(db, path, migrations, now, parameters.onMigrationProgress)
-
-    const ownership =
-      readonly || parameters.owner === false
-        ? undefined
-        : claimLedger(db, path, parameters.owner?.command ?? defaultOwnerCommand(), now)
-    claimed = ownership
-    if (maxPageCount !== undefined) db.pragma(`max_page_count = ${maxPageCount}`)
-
-    const faults = createStorageFaultMonitor({ path, now })
-    // Every function of every repository (and atomically) reports a storage fault before rethrowing.
-    const watched = <T extends object>(repository: T): T => observeErrors(repository, faults.observe)
-    const context: RepositoryContext = { db, now }
-    const positions = createPositionsRepository(context)
-    const heartbeat = ownership
-      ? setInterval(() => {
-          try {
-            ownership.heartbeat()
-          } catch (error) {
-            faults.observe(error)
-          }
-        }, ledgerOwnerHeartbeatMs).unref()
-      : undefined
-    const writeListeners = new Set<(ms: number) => void>()
-    const transaction = watched({
-      atomically<T>(work: () => T): T {
-        // Only the outermost transaction is timed: the ones inside it are savepoints.
-        if (db.inTransaction || writeListeners.size === 0) return db.transaction(work).immediate()
-        const started = performance.now()
-        try {
-          return db.transaction(work).immediate()
-        } finally {
-          const ms = performance.now() - started
-          // A listener (a metric) must never turn a committed write into an error for its caller.
-          for (const listener of writeListeners)
-            try {
-              listener(ms)
-            } catch {}
-        }
-      },
-    })
-    const group = createCommitGroup(transaction.atomically)
-    const checkpointMode = parameters.walCheckpoints ?? (ownership ? 'background' : 'inline')
-    const walCheckpointer =
-      !readonly && checkpointMode === 'background'
-        ? startWalCheckpointer({ db, path, onError: parameters.onWalCheckpointerError })
-        : undefined
-    return {
-      path,
-      readonly,
-      schemaVersion,
-      database: db,
-      executions: watched(createExecutionsRepository(context)),
-      transactions: watched(createTransactionsRepository(context)),
-      nonces: watched(createNoncesRepository(context)),
-      fills: watched(createFillsRepository(context, positions)),
-      positions: watched(positions),
-      income: watched(createIncomeRepository(context)),
-      risk: watched(createRiskRepository(context)),
-      checkpoints: watched(createCheckpointsRepository(context)),
-      allowances: watched(createAllowancesRepository(context)),
-      events: watched(createEventsRepository(context)),
-      strategySwitches: watched(createStrategySwitchesRepository(context)),
-      chainAssets: watched(createChainAssetsRepository(context)),
-      equityMarks: watched(createEquityMarksRepository(context)),
-      notifications: watched(createNotificationOutboxRepository(context)),
-      walCheckpointer,
-      owner: ownership
-        ? watched<LedgerOwnership>({
-            takenOverFrom: ownership.takenOverFrom,
-            record: ownership.record,
-            heartbeat: ownership.heartbeat,
-            setControlUrl: ownership.setControlUrl,
-          })
-        : undefined,
-      get storageFault() {
-        return faults.fault
-      },
-      onStorageFault: (listener) => faults.subscribe(listener),
-      atomically: transaction.atomically,
-      onWriteTransaction(listener) {
-        writeListeners.add(listener)
-        return () => writeListeners.delete(listener)
-      },
-      commitSoon: (work) => group.run(work),
-      close() {
-        clearInterval(heartbeat)
-        walCheckpointer?.stop()
-        ownership?.release()
-        if (db.open) db.close()
-      },
-    }
+    assertStockrouteFile(db, path)
   } catch (error) {
-    claimed?.release()
-    db.close()
-    throw error
+    if (error instanceof LedgerError) throw error
+    throw new LedgerError({
+      code: 'LEDGER_OPEN_FAILED',
+      shortMessage: `Cannot read the ledger ${path}: ${(error as Error).message}. Is it a SQLite file? Point the ledger path at a new file or a stockroute ledger.`,
+      details: { path },
+      cause: error,
+    })
+  }
+  if (!readonly) useWalJournal({ db, path, timeoutMs: timeout })
+  db.pragma('synchronous = FULL')
+  db.pragma('foreign_keys = ON')
+  return readonly
+    ? checkReadonlyVersion(db, path, migrations)
+    : migrate(db, path, migrations, now, parameters.onMigrationProgress)
+}
+
+/** The ledger over a connection whose schema is current (and claimed, unless read-only or `owner: false`). */
+function ledgerOver(
+  db: Database.Database,
+  opened: {
+    path: string
+    readonly: boolean
+    now: () => number
+    schemaVersion: number
+    ownership: HeldLedgerOwnership | undefined
+    parameters: OpenLedgerParameters
+  },
+): Ledger {
+  const { path, readonly, now, schemaVersion, ownership, parameters } = opened
+  const faults = createStorageFaultMonitor({ path, now })
+  // Every function of every repository (and atomically) reports a storage fault before rethrowing.
+  const watched = <T extends object>(repository: T): T => observeErrors(repository, faults.observe)
+  const context: RepositoryContext = { db, now }
+  const positions = createPositionsRepository(context)
+  const heartbeat = ownership ? startHeartbeat(ownership, faults.observe) : undefined
+  const writeListeners = new Set<(ms: number) => void>()
+  const transaction = watched({ atomically: timedAtomically(db, writeListeners) })
+  const group = createCommitGroup(transaction.atomically)
+  const checkpointMode = parameters.walCheckpoints ?? (ownership ? 'background' : 'inline')
+  const walCheckpointer =
+    !readonly && checkpointMode === 'background'
+      ? startWalCheckpointer({ db, path, onError: parameters.onWalCheckpointerError })
+      : undefined
+  return {
+    path,
+    readonly,
+    schemaVersion,
+    database: db,
+    ...repositoriesOver(context, positions, watched),
+    walCheckpointer,
+    owner: ownership
+      ? watched<LedgerOwnership>({
+          takenOverFrom: ownership.takenOverFrom,
+          record: ownership.record,
+          heartbeat: ownership.heartbeat,
+          setControlUrl: ownership.setControlUrl,
+        })
+      : undefined,
+    get storageFault() {
+      return faults.fault
+    },
+    onStorageFault: (listener) => faults.subscribe(listener),
+    atomically: transaction.atomically,
+    onWriteTransaction(listener) {
+      writeListeners.add(listener)
+      return () => writeListeners.delete(listener)
+    },
+    commitSoon: (work) => group.run(work),
+    close() {
+      clearInterval(heartbeat)
+      walCheckpointer?.stop()
+      ownership?.release()
+      if (db.open) db.close()
+    },
+  }
+}
+
+type LedgerRepositories = Pick<
+  Ledger,
+  | 'executions'
+  | 'transactions'
+  | 'transactionOutcomes'
+  | 'nonces'
+  | 'fills'
+  | 'positions'
+  | 'income'
+  | 'risk'
+  | 'checkpoints'
+  | 'allowances'
+  | 'events'
+  | 'strategySwitches'
+  | 'chainAssets'
+  | 'equityMarks'
+  | 'notifications'
+>
+
+/** Every repository of the ledger, each watched for storage faults. */
+function repositoriesOver(
+  context: RepositoryContext,
+  positions: PositionsRepository,
+  watched: <T extends object>(repository: T) => T,
+): LedgerRepositories {
+  return {
+    executions: watched(createExecutionsRepository(context)),
+    transactions: watched(createTransactionsRepository(context)),
+    transactionOutcomes: watched(createTransactionOutcomesRepository(context)),
+    nonces: watched(createNoncesRepository(context)),
+    fills: watched(createFillsRepository(context, positions)),
+    positions: watched(positions),
+    income: watched(createIncomeRepository(context)),
+    risk: watched(createRiskRepository(context)),
+    checkpoints: watched(createCheckpointsRepository(context)),
+    allowances: watched(createAllowancesRepository(context)),
+    events: watched(createEventsRepository(context)),
+    strategySwitches: watched(createStrategySwitchesRepository(context)),
+    chainAssets: watched(createChainAssetsRepository(context)),
+    equityMarks: watched(createEquityMarksRepository(context)),
+    notifications: watched(createNotificationOutboxRepository(context)),
+  }
+}
+
+/** Renews this process's claim on the ledger; a failure is a storage fault. */
+function startHeartbeat(ownership: HeldLedgerOwnership, observe: (error: unknown) => void) {
+  return setInterval(() => {
+    try {
+      ownership.heartbeat()
+    } catch (error) {
+      observe(error)
+    }
+  }, ledgerOwnerHeartbeatMs).unref()
+}
+
+/** `atomically`: one write transaction (BEGIN IMMEDIATE), the outermost timed for the listeners. */
+function timedAtomically(db: Database.Database, writeListeners: ReadonlySet<(ms: number) => void>) {
+  return <T>(work: () => T): T => {
+    // Only the outermost transaction is timed: the ones inside it are savepoints.
+    if (db.inTransaction || writeListeners.size === 0) return db.transaction(work).immediate()
+    const started = performance.now()
+    try {
+      return db.transaction(work).immediate()
+    } finally {
+      const ms = performance.now() - started
+      // A listener (a metric) must never turn a committed write into an error for its caller.
+      for (const listener of writeListeners)
+        try {
+          listener(ms)
+        } catch {}
+    }
   }
 }
 

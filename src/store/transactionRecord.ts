@@ -32,6 +32,11 @@ export type NewSignedTransaction = {
   raw: Hex
   /** The hash of the live transaction of the same nonce this one replaces (a cancel or speed-up). */
   replaces?: Hex | undefined
+  /**
+   * Unix ms after which its call must not land (an execute's quote expiry and grace): the
+   * transaction manager cancels it at its nonce rather than let it land later. None: any time.
+   */
+  deadlineMs?: number | undefined
 }
 
 /**
@@ -61,7 +66,8 @@ export function checkNewSignedTransaction(input: NewSignedTransaction) {
       shortMessage: `Transaction hash ${hash} is not keccak256 of its raw bytes (${computed}): store the hash of exactly the bytes you send.`,
       details: { chainId, hash, computed },
     })
-  return { chainId, from, nonce, hash, executionId, raw }
+  const deadlineMs = input.deadlineMs === undefined ? null : safeInteger(input.deadlineMs, 'deadlineMs', 1)
+  return { chainId, from, nonce, hash, executionId, raw, deadlineMs }
 }
 
 /** One stored transaction. */
@@ -82,6 +88,8 @@ export type TransactionRecord = {
   blockHash: Hex | null
   receiptStatus: 'success' | 'reverted' | null
   error: string | null
+  /** Unix ms after which its call must not land; null: any time (see {@link NewSignedTransaction}). */
+  deadlineMs: number | null
   createdAtMs: number
   updatedAtMs: number
 }
@@ -139,6 +147,7 @@ export type TransactionRow = {
   block_hash: string | null
   receipt_status: 'success' | 'reverted' | null
   error: string | null
+  deadline_ms: number | null
   created_at_ms: number
   updated_at_ms: number
 }
@@ -160,6 +169,7 @@ export function toRecord(row: TransactionRow): TransactionRecord {
     blockHash: row.block_hash as Hex | null,
     receiptStatus: row.receipt_status,
     error: row.error,
+    deadlineMs: row.deadline_ms,
     createdAtMs: row.created_at_ms,
     updatedAtMs: row.updated_at_ms,
   }

@@ -153,164 +153,25 @@ export type TransactionsRepository = {
 
 /** Builds the transactions repository over an open database (see `openLedger`). */
 export function createTransactionsRepository({ db, now }: RepositoryContext): TransactionsRepository {
-  const selectByHash = db.prepare<[number, string], TransactionRow>(
-    'SELECT * FROM transactions WHERE chain_id = ? AND hash = ?',
+  const statements = prepareTransactionStatements(db)
+  const {
+    selectByHash,
+    selectUnresolved,
+    countUnresolved,
+    selectNotFinal,
+    selectAtNonce,
+    selectMinedFrom,
+    selectHighestLive,
+    selectByExecution,
+    selectPending,
+  } = statements
+  const writing: TransactionWriting = { statements, now }
+  const record = db.transaction(
+    (input: NewSignedTransaction): TransactionRecord => recordSigned(writing, input),
   )
-  const selectById = db.prepare<[number], TransactionRow>('SELECT * FROM transactions WHERE id = ?')
-  const selectLiveHolder = db.prepare<[number, string, number], TransactionRow>(
-    `SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND nonce = ?
-       AND status IN ('signed', 'broadcast', 'mined')`,
+  const broadcast = db.transaction(
+    (chainId: number, hash: Hex): TransactionRecord => markSignedBroadcast(writing, chainId, hash),
   )
-  const selectNextNonce = db.prepare<[number, string], { next_nonce: number }>(
-    'SELECT next_nonce FROM nonces WHERE chain_id = ? AND address = ?',
-  )
-  const insert = db.prepare<
-    [
-      {
-        execution_id: number | null
-        chain_id: number
-        from_address: string
-        nonce: number
-        kind: string
-        hash: string
-        raw: string
-        replaces_id: number | null
-        now: number
-      },
-    ]
-  >(
-    `INSERT INTO transactions (execution_id, chain_id, from_address, nonce, kind, hash, raw, status, replaces_id,
-       created_at_ms, updated_at_ms)
-     VALUES (@execution_id, @chain_id, @from_address, @nonce, @kind, @hash, @raw, 'signed', @replaces_id, @now, @now)`,
-  )
-  const setStatus = db.prepare<[string, string | null, number, number]>(
-    'UPDATE transactions SET status = ?, error = ?, updated_at_ms = ? WHERE id = ?',
-  )
-  const setMined = db.prepare<[number, string | null, string, number, number]>(
-    `UPDATE transactions SET status = 'mined', block_number = ?, block_hash = ?, receipt_status = ?, error = NULL,
-       updated_at_ms = ? WHERE id = ?`,
-  )
-  const setUnmined = db.prepare<[string, number, number]>(
-    `UPDATE transactions SET status = 'broadcast', block_number = NULL, block_hash = NULL, receipt_status = NULL,
-       error = ?, updated_at_ms = ? WHERE id = ?`,
-  )
-  const selectUnresolved = db.prepare<[number, string], TransactionRow>(
-    `SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND status IN ('signed', 'broadcast')
-     ORDER BY nonce, id`,
-  )
-  const countUnresolved = db.prepare<[number, string], { n: number }>(
-    `SELECT count(*) AS n FROM transactions WHERE chain_id = ? AND from_address = ? AND status IN ('signed', 'broadcast')`,
-  )
-  // Nonces are mined in order: every nonce above the lowest one not final is not final either.
-  const selectNotFinal = db.prepare<[{ chain: number; from: string; final: number }], TransactionRow>(
-    `SELECT * FROM transactions WHERE chain_id = @chain AND from_address = @from
-       AND status NOT IN ('failed', 'dropped')
-       AND nonce >= min(
-         coalesce((SELECT min(nonce) FROM transactions WHERE chain_id = @chain AND from_address = @from
-                     AND status IN ('signed', 'broadcast')), 9007199254740991),
-         coalesce((SELECT min(nonce) FROM transactions WHERE chain_id = @chain AND status = 'mined'
-                     AND block_number > @final AND from_address = @from), 9007199254740991))
-     ORDER BY nonce, id`,
-  )
-  const selectAtNonce = db.prepare<[number, string, number], TransactionRow>(
-    'SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND nonce = ? ORDER BY id',
-  )
-  const selectMinedFrom = db.prepare<[number, number], TransactionRow>(
-    `SELECT * FROM transactions WHERE chain_id = ? AND status = 'mined' AND block_number >= ? ORDER BY block_number, id`,
-  )
-  const selectHighestLive = db.prepare<[number, string], { nonce: number | null }>(
-    `SELECT max(nonce) AS nonce FROM transactions WHERE chain_id = ? AND from_address = ? AND status <> 'failed'`,
-  )
-  const replaceOthers = db.prepare<[string, number, number, string, number, number]>(
-    `UPDATE transactions SET status = 'replaced', error = ?, updated_at_ms = ?
-     WHERE chain_id = ? AND from_address = ? AND nonce = ? AND id <> ? AND status IN ('signed', 'broadcast', 'mined')`,
-  )
-  const selectByExecution = db.prepare<[number], TransactionRow>(
-    'SELECT * FROM transactions WHERE execution_id = ? ORDER BY id',
-  )
-  const selectPending = db.prepare<[number | null, number | null], TransactionRow>(
-    `SELECT * FROM transactions WHERE status IN ('signed', 'broadcast') AND (? IS NULL OR chain_id = ?) ORDER BY id`,
-  )
-
-  const mustGet = (chainId: number, hash: Hex): TransactionRow => {
-    const row = selectByHash.get(chainId, hash)
-    if (!row)
-      throw new TransactionRecordError({
-        code: 'TRANSACTION_NOT_FOUND',
-        shortMessage: `No transaction ${hash} on chain ${chainId} in this ledger: store it with recordSignedTransaction before sending it.`,
-        details: { chainId, hash },
-      })
-    return row
-  }
-  const reread = (id: number): TransactionRecord => toRecord(selectById.get(id) as TransactionRow)
-
-  const record = db.transaction((input: NewSignedTransaction): TransactionRecord => {
-    const { chainId, from, nonce, hash, executionId, raw } = checkNewSignedTransaction(input)
-
-    const existing = selectByHash.get(chainId, hash)
-    if (existing) return toRecord(existing)
-
-    const next = selectNextNonce.get(chainId, from)?.next_nonce
-    if (next === undefined || nonce >= next)
-      throw new TransactionRecordError({
-        code: 'NONCE_NOT_RESERVED',
-        shortMessage: `Nonce ${nonce} of ${from} on chain ${chainId} was never taken (next: ${next ?? 'none yet'}): take nonces with the transaction manager's allocator (commitNonce in the same ledger transaction) so two transactions never share one.`,
-        details: { chainId, from, nonce, nextNonce: next ?? null },
-      })
-
-    const holder = selectLiveHolder.get(chainId, from, nonce)
-    let replacesId: number | null = null
-    if (input.replaces !== undefined) {
-      const replaces = canonicalBytes32(input.replaces, 'replaces')
-      const replaced = selectByHash.get(chainId, replaces)
-      if (
-        !replaced ||
-        replaced.from_address !== from ||
-        replaced.nonce !== nonce ||
-        (replaced.status !== 'signed' && replaced.status !== 'broadcast')
-      )
-        throw new TransactionRecordError({
-          code: 'BAD_REPLACEMENT',
-          shortMessage: `Transaction ${hash} cannot replace ${replaces}: a replacement needs a signed or broadcast transaction of the same chain, sender and nonce (found ${replaced ? `${replaced.status}, nonce ${replaced.nonce}` : 'none'}).`,
-          remedy:
-            'replace only a signed or broadcast transaction, at its own nonce; store anything else as a new transaction',
-          details: { chainId, hash, replaces, found: replaced ? toRecord(replaced) : null },
-        })
-      replacesId = replaced.id
-      setStatus.run('replaced', `replaced by ${hash}`, now(), replaced.id)
-    } else if (holder) {
-      throw new TransactionRecordError({
-        code: 'NONCE_IN_USE',
-        shortMessage: `Nonce ${nonce} of ${from} on chain ${chainId} is held by ${holder.status} transaction ${holder.hash}: take a new nonce, or pass replaces: '${holder.hash}' to replace it.`,
-        details: { chainId, from, nonce, holder: holder.hash, holderStatus: holder.status },
-      })
-    }
-    const result = insert.run({
-      execution_id: executionId,
-      chain_id: chainId,
-      from_address: from,
-      nonce,
-      kind: input.kind,
-      hash,
-      raw,
-      replaces_id: replacesId,
-      now: now(),
-    })
-    return reread(Number(result.lastInsertRowid))
-  })
-
-  const broadcast = db.transaction((chainId: number, hash: Hex): TransactionRecord => {
-    const row = mustGet(chainId, hash)
-    if (row.status === 'failed')
-      throw new TransactionRecordError({
-        code: 'ILLEGAL_TRANSACTION_STATUS',
-        shortMessage: `Transaction ${hash} on chain ${chainId} is marked failed (${row.error ?? 'no reason'}): a transaction marked failed must not be broadcast; sign a new one with a fresh nonce.`,
-        details: { chainId, hash, status: row.status },
-      })
-    if (row.status === 'signed') setStatus.run('broadcast', null, now(), row.id)
-    return reread(row.id)
-  })
-
   const mined = db.transaction(
     (
       chainId: number,
@@ -318,53 +179,20 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
       blockNumber: number,
       blockHash: Hex | null,
       status: 'success' | 'reverted',
-    ): TransactionRecord => {
-      const row = mustGet(chainId, hash)
-      const at = now()
-      replaceOthers.run(`nonce used by ${hash}`, at, chainId, row.from_address, row.nonce, row.id)
-      setMined.run(blockNumber, blockHash, status, at, row.id)
-      return reread(row.id)
-    },
+    ) => markReceipt(writing, chainId, hash, blockNumber, blockHash, status),
   )
-
-  const unmined = db.transaction((chainId: number, hash: Hex, reason: string): TransactionRecord => {
-    const row = mustGet(chainId, hash)
-    if (row.status !== 'mined')
-      throw new TransactionRecordError({
-        code: 'ILLEGAL_TRANSACTION_STATUS',
-        shortMessage: `Transaction ${hash} on chain ${chainId} is ${row.status}, not mined: only a mined transaction can be taken back by a reorg.`,
-        remedy:
-          'mark it unmined only after it was marked mined; a transaction never mined needs no reorg handling',
-        details: { chainId, hash, status: row.status },
-      })
-    setUnmined.run(reason, now(), row.id)
-    return reread(row.id)
-  })
-
-  const dropped = db.transaction((chainId: number, hash: Hex, reason: string): TransactionRecord => {
-    const row = mustGet(chainId, hash)
-    if (row.status === 'mined')
-      throw new TransactionRecordError({
-        code: 'ILLEGAL_TRANSACTION_STATUS',
-        shortMessage: `Transaction ${hash} on chain ${chainId} is mined in block ${row.block_number}: it cannot be dropped.`,
-        remedy: 'if a reorg took its block away, mark it unmined first; otherwise it stays mined',
-        details: { chainId, hash, status: row.status },
-      })
-    if (row.status !== 'dropped' && row.status !== 'failed') setStatus.run('dropped', reason, now(), row.id)
-    return reread(row.id)
-  })
-
-  const failed = db.transaction((chainId: number, hash: Hex, error: string): TransactionRecord => {
-    const row = mustGet(chainId, hash)
-    if (row.status === 'mined')
-      throw new TransactionRecordError({
-        code: 'ILLEGAL_TRANSACTION_STATUS',
-        shortMessage: `Transaction ${hash} on chain ${chainId} is mined in block ${row.block_number}: it cannot be marked failed. A reverted transaction is mined with receiptStatus 'reverted'.`,
-        details: { chainId, hash, status: row.status },
-      })
-    if (row.status !== 'failed') setStatus.run('failed', error, now(), row.id)
-    return reread(row.id)
-  })
+  const unmined = db.transaction(
+    (chainId: number, hash: Hex, reason: string): TransactionRecord =>
+      markReorgedOut(writing, chainId, hash, reason),
+  )
+  const dropped = db.transaction(
+    (chainId: number, hash: Hex, reason: string): TransactionRecord =>
+      markDroppedIn(writing, chainId, hash, reason),
+  )
+  const failed = db.transaction(
+    (chainId: number, hash: Hex, error: string): TransactionRecord =>
+      markFailedIn(writing, chainId, hash, error),
+  )
 
   return {
     recordSignedTransaction: (transaction) => record.immediate(transaction),
@@ -417,4 +245,266 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
       return selectPending.all(chain, chain).map(toRecord)
     },
   }
+}
+
+/** The statements of the transactions repository, prepared once per connection. */
+function prepareTransactionStatements(db: RepositoryContext['db']) {
+  return { ...prepareTransactionReads(db), ...prepareTransactionWrites(db) }
+}
+
+function prepareTransactionReads(db: RepositoryContext['db']) {
+  return {
+    selectByHash: db.prepare<[number, string], TransactionRow>(
+      'SELECT * FROM transactions WHERE chain_id = ? AND hash = ?',
+    ),
+    selectById: db.prepare<[number], TransactionRow>('SELECT * FROM transactions WHERE id = ?'),
+    selectLiveHolder: db.prepare<[number, string, number], TransactionRow>(
+      `SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND nonce = ?
+       AND status IN ('signed', 'broadcast', 'mined')`,
+    ),
+    selectNextNonce: db.prepare<[number, string], { next_nonce: number }>(
+      'SELECT next_nonce FROM nonces WHERE chain_id = ? AND address = ?',
+    ),
+    selectUnresolved: db.prepare<[number, string], TransactionRow>(
+      `SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND status IN ('signed', 'broadcast')
+     ORDER BY nonce, id`,
+    ),
+    countUnresolved: db.prepare<[number, string], { n: number }>(
+      `SELECT count(*) AS n FROM transactions WHERE chain_id = ? AND from_address = ? AND status IN ('signed', 'broadcast')`,
+    ),
+    // Nonces are mined in order: every nonce above the lowest one not final is not final either.
+    selectNotFinal: db.prepare<[{ chain: number; from: string; final: number }], TransactionRow>(
+      `SELECT * FROM transactions WHERE chain_id = @chain AND from_address = @from
+       AND status NOT IN ('failed', 'dropped')
+       AND nonce >= min(
+         coalesce((SELECT min(nonce) FROM transactions WHERE chain_id = @chain AND from_address = @from
+                     AND status IN ('signed', 'broadcast')), 9007199254740991),
+         coalesce((SELECT min(nonce) FROM transactions WHERE chain_id = @chain AND status = 'mined'
+                     AND block_number > @final AND from_address = @from), 9007199254740991))
+     ORDER BY nonce, id`,
+    ),
+    selectAtNonce: db.prepare<[number, string, number], TransactionRow>(
+      'SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND nonce = ? ORDER BY id',
+    ),
+    selectMinedFrom: db.prepare<[number, number], TransactionRow>(
+      `SELECT * FROM transactions WHERE chain_id = ? AND status = 'mined' AND block_number >= ? ORDER BY block_number, id`,
+    ),
+    selectHighestLive: db.prepare<[number, string], { nonce: number | null }>(
+      `SELECT max(nonce) AS nonce FROM transactions WHERE chain_id = ? AND from_address = ? AND status <> 'failed'`,
+    ),
+    selectByExecution: db.prepare<[number], TransactionRow>(
+      'SELECT * FROM transactions WHERE execution_id = ? ORDER BY id',
+    ),
+    selectPending: db.prepare<[number | null, number | null], TransactionRow>(
+      `SELECT * FROM transactions WHERE status IN ('signed', 'broadcast') AND (? IS NULL OR chain_id = ?) ORDER BY id`,
+    ),
+  }
+}
+
+function prepareTransactionWrites(db: RepositoryContext['db']) {
+  return {
+    insert: db.prepare<[NewTransactionRow]>(
+      `INSERT INTO transactions (execution_id, chain_id, from_address, nonce, kind, hash, raw, status, replaces_id,
+       deadline_ms, created_at_ms, updated_at_ms)
+     VALUES (@execution_id, @chain_id, @from_address, @nonce, @kind, @hash, @raw, 'signed', @replaces_id,
+       @deadline_ms, @now, @now)`,
+    ),
+    setStatus: db.prepare<[string, string | null, number, number]>(
+      'UPDATE transactions SET status = ?, error = ?, updated_at_ms = ? WHERE id = ?',
+    ),
+    setMined: db.prepare<[number, string | null, string, number, number]>(
+      `UPDATE transactions SET status = 'mined', block_number = ?, block_hash = ?, receipt_status = ?, error = NULL,
+       updated_at_ms = ? WHERE id = ?`,
+    ),
+    setUnmined: db.prepare<[string, number, number]>(
+      `UPDATE transactions SET status = 'broadcast', block_number = NULL, block_hash = NULL, receipt_status = NULL,
+       error = ?, updated_at_ms = ? WHERE id = ?`,
+    ),
+    replaceOthers: db.prepare<[string, number, number, string, number, number]>(
+      `UPDATE transactions SET status = 'replaced', error = ?, updated_at_ms = ?
+     WHERE chain_id = ? AND from_address = ? AND nonce = ? AND id <> ? AND status IN ('signed', 'broadcast', 'mined')`,
+    ),
+  }
+}
+
+type NewTransactionRow = {
+  execution_id: number | null
+  chain_id: number
+  from_address: string
+  nonce: number
+  kind: string
+  hash: string
+  raw: string
+  replaces_id: number | null
+  deadline_ms: number | null
+  now: number
+}
+
+/** What the repository's writes work with: its statements and the ledger's clock. */
+type TransactionWriting = {
+  statements: ReturnType<typeof prepareTransactionStatements>
+  now: () => number
+}
+
+function mustGetTransaction({ statements }: TransactionWriting, chainId: number, hash: Hex): TransactionRow {
+  const row = statements.selectByHash.get(chainId, hash)
+  if (!row)
+    throw new TransactionRecordError({
+      code: 'TRANSACTION_NOT_FOUND',
+      shortMessage: `No transaction ${hash} on chain ${chainId} in this ledger: store it with recordSignedTransaction before sending it.`,
+      details: { chainId, hash },
+    })
+  return row
+}
+
+function reread({ statements }: TransactionWriting, id: number): TransactionRecord {
+  return toRecord(statements.selectById.get(id) as TransactionRow)
+}
+
+/** `recordSignedTransaction`, inside its write transaction: idempotent by hash, at a nonce taken. */
+function recordSigned(writing: TransactionWriting, input: NewSignedTransaction): TransactionRecord {
+  const { statements, now } = writing
+  const { chainId, from, nonce, hash, executionId, raw, deadlineMs } = checkNewSignedTransaction(input)
+
+  const existing = statements.selectByHash.get(chainId, hash)
+  if (existing) return toRecord(existing)
+
+  assertNonceTaken(writing, chainId, from, nonce)
+  const holder = statements.selectLiveHolder.get(chainId, from, nonce)
+  let replacesId: number | null = null
+  if (input.replaces !== undefined) {
+    replacesId = replaceAtNonce(writing, { chainId, from, nonce, hash }, input.replaces)
+  } else if (holder) {
+    throw new TransactionRecordError({
+      code: 'NONCE_IN_USE',
+      shortMessage: `Nonce ${nonce} of ${from} on chain ${chainId} is held by ${holder.status} transaction ${holder.hash}: take a new nonce, or pass replaces: '${holder.hash}' to replace it.`,
+      details: { chainId, from, nonce, holder: holder.hash, holderStatus: holder.status },
+    })
+  }
+  const result = statements.insert.run({
+    execution_id: executionId,
+    chain_id: chainId,
+    from_address: from,
+    nonce,
+    kind: input.kind,
+    hash,
+    raw,
+    replaces_id: replacesId,
+    deadline_ms: deadlineMs,
+    now: now(),
+  })
+  return reread(writing, Number(result.lastInsertRowid))
+}
+
+/** A transaction is stored only at a nonce the allocator took (committed in the nonces table). */
+function assertNonceTaken({ statements }: TransactionWriting, chainId: number, from: string, nonce: number) {
+  const next = statements.selectNextNonce.get(chainId, from)?.next_nonce
+  if (next === undefined || nonce >= next)
+    throw new TransactionRecordError({
+      code: 'NONCE_NOT_RESERVED',
+      shortMessage: `Nonce ${nonce} of ${from} on chain ${chainId} was never taken (next: ${next ?? 'none yet'}): take nonces with the transaction manager's allocator (commitNonce in the same ledger transaction) so two transactions never share one.`,
+      details: { chainId, from, nonce, nextNonce: next ?? null },
+    })
+}
+
+/**
+ * The transaction `replacement` replaces becomes `replaced`: it must be signed or broadcast, of the
+ * same sender and nonce. Returns its id.
+ */
+function replaceAtNonce(
+  { statements, now }: TransactionWriting,
+  replacement: { chainId: number; from: string; nonce: number; hash: Hex },
+  replacesHash: Hex,
+): number {
+  const { chainId, from, nonce, hash } = replacement
+  const replaces = canonicalBytes32(replacesHash, 'replaces')
+  const replaced = statements.selectByHash.get(chainId, replaces)
+  if (
+    !replaced ||
+    replaced.from_address !== from ||
+    replaced.nonce !== nonce ||
+    (replaced.status !== 'signed' && replaced.status !== 'broadcast')
+  )
+    throw new TransactionRecordError({
+      code: 'BAD_REPLACEMENT',
+      shortMessage: `Transaction ${hash} cannot replace ${replaces}: a replacement needs a signed or broadcast transaction of the same chain, sender and nonce (found ${replaced ? `${replaced.status}, nonce ${replaced.nonce}` : 'none'}).`,
+      remedy:
+        'replace only a signed or broadcast transaction, at its own nonce; store anything else as a new transaction',
+      details: { chainId, hash, replaces, found: replaced ? toRecord(replaced) : null },
+    })
+  statements.setStatus.run('replaced', `replaced by ${hash}`, now(), replaced.id)
+  return replaced.id
+}
+
+/** `markBroadcast`, inside its write transaction. */
+function markSignedBroadcast(writing: TransactionWriting, chainId: number, hash: Hex): TransactionRecord {
+  const row = mustGetTransaction(writing, chainId, hash)
+  if (row.status === 'failed')
+    throw new TransactionRecordError({
+      code: 'ILLEGAL_TRANSACTION_STATUS',
+      shortMessage: `Transaction ${hash} on chain ${chainId} is marked failed (${row.error ?? 'no reason'}): a transaction marked failed must not be broadcast; sign a new one with a fresh nonce.`,
+      details: { chainId, hash, status: row.status },
+    })
+  if (row.status === 'signed') writing.statements.setStatus.run('broadcast', null, writing.now(), row.id)
+  return reread(writing, row.id)
+}
+
+/** `markMined`, inside its write transaction: the other live transactions of its nonce are replaced. */
+function markReceipt(
+  writing: TransactionWriting,
+  chainId: number,
+  hash: Hex,
+  blockNumber: number,
+  blockHash: Hex | null,
+  status: 'success' | 'reverted',
+): TransactionRecord {
+  const { statements, now } = writing
+  const row = mustGetTransaction(writing, chainId, hash)
+  const at = now()
+  statements.replaceOthers.run(`nonce used by ${hash}`, at, chainId, row.from_address, row.nonce, row.id)
+  statements.setMined.run(blockNumber, blockHash, status, at, row.id)
+  return reread(writing, row.id)
+}
+
+/** `markUnmined`, inside its write transaction. */
+function markReorgedOut(writing: TransactionWriting, chainId: number, hash: Hex, reason: string) {
+  const row = mustGetTransaction(writing, chainId, hash)
+  if (row.status !== 'mined')
+    throw new TransactionRecordError({
+      code: 'ILLEGAL_TRANSACTION_STATUS',
+      shortMessage: `Transaction ${hash} on chain ${chainId} is ${row.status}, not mined: only a mined transaction can be taken back by a reorg.`,
+      remedy:
+        'mark it unmined only after it was marked mined; a transaction never mined needs no reorg handling',
+      details: { chainId, hash, status: row.status },
+    })
+  writing.statements.setUnmined.run(reason, writing.now(), row.id)
+  return reread(writing, row.id)
+}
+
+/** `markDropped`, inside its write transaction: never for a mined transaction. */
+function markDroppedIn(writing: TransactionWriting, chainId: number, hash: Hex, reason: string) {
+  const row = mustGetTransaction(writing, chainId, hash)
+  if (row.status === 'mined')
+    throw new TransactionRecordError({
+      code: 'ILLEGAL_TRANSACTION_STATUS',
+      shortMessage: `Transaction ${hash} on chain ${chainId} is mined in block ${row.block_number}: it cannot be dropped.`,
+      remedy: 'if a reorg took its block away, mark it unmined first; otherwise it stays mined',
+      details: { chainId, hash, status: row.status },
+    })
+  if (row.status !== 'dropped' && row.status !== 'failed')
+    writing.statements.setStatus.run('dropped', reason, writing.now(), row.id)
+  return reread(writing, row.id)
+}
+
+/** `markFailed`, inside its write transaction: never for a mined transaction. */
+function markFailedIn(writing: TransactionWriting, chainId: number, hash: Hex, error: string) {
+  const row = mustGetTransaction(writing, chainId, hash)
+  if (row.status === 'mined')
+    throw new TransactionRecordError({
+      code: 'ILLEGAL_TRANSACTION_STATUS',
+      shortMessage: `Transaction ${hash} on chain ${chainId} is mined in block ${row.block_number}: it cannot be marked failed. A reverted transaction is mined with receiptStatus 'reverted'.`,
+      details: { chainId, hash, status: row.status },
+    })
+  if (row.status !== 'failed') writing.statements.setStatus.run('failed', error, writing.now(), row.id)
+  return reread(writing, row.id)
 }

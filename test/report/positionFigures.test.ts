@@ -174,6 +174,8 @@ describe('migration 7 on a ledger written before it', () => {
     // Take the copy back to schema 6: what a ledger of before had.
     const old = new Database(path)
     old.exec(`
+      DROP TABLE transaction_outcomes;
+      ALTER TABLE transactions DROP COLUMN deadline_ms;
       DROP TABLE ledger_days;
       DROP TABLE chain_assets;
       DROP TABLE equity_marks;

@@ -46,6 +46,7 @@ const expectedTables = [
   'positions',
   'schema_migrations',
   'strategy_switches',
+  'transaction_outcomes',
   'transactions',
 ]
 
