@@ -1,5 +1,6 @@
 import { type Address, decodeFunctionData, erc20Abi, isAddressEqual, parseTransaction } from 'viem'
 import { executorAbi } from '../chain/executorAbi.js'
+import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
 
 /**
@@ -28,6 +29,29 @@ type AllowanceEffect = { token: Address; spender: Address } & (
   | { kind: 'set'; amount: bigint }
   | { kind: 'spend'; amount: bigint }
 )
+
+/**
+ * {@link allowanceOutlook} of a wallet from its ledger: final is `confirmations` blocks under the
+ * head, and a transaction mined after the reading's block is not in the reading, so it counts as not
+ * final whatever its depth. Before the watcher's first block, the ledger's settlement checkpoint
+ * stands in for the head.
+ *
+ * @example
+ * const outlook = walletAllowanceOutlook(basics, blocks.head()?.number, { token, spender, onChain, readAtBlock })
+ */
+export function walletAllowanceOutlook(
+  wallet: { ledger: Ledger; chainId: number; address: Address; settings: { confirmations: number } },
+  head: bigint | undefined,
+  reading: Parameters<typeof allowanceOutlook>[1],
+): AllowanceOutlook {
+  const { ledger, chainId, address, settings } = wallet
+  const headOrCheckpoint = head ?? ledger.checkpoints.getCheckpoint(chainId)
+  const finalBelowHead =
+    headOrCheckpoint === undefined ? -1n : headOrCheckpoint - BigInt(settings.confirmations)
+  const { readAtBlock } = reading
+  const finalBlock = readAtBlock !== undefined && readAtBlock < finalBelowHead ? readAtBlock : finalBelowHead
+  return allowanceOutlook(ledger.transactions.listTransactionsNotFinal(chainId, address, finalBlock), reading)
+}
 
 /**
  * The outlook of `token`'s allowance to `spender`, from the one read on chain at `readAtBlock` and

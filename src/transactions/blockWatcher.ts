@@ -104,74 +104,37 @@ export type BlockWatcher = {
  * await watcher.stop()
  */
 export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatcher {
-  const { client, pollMs, window, listener } = parameters
+  let stopped = false
+  const follower = createBlockFollower(parameters, () => stopped)
+  const polls = createPollSchedule({
+    ...parameters,
+    advance: follower.advance,
+    stopped: () => stopped,
+  })
+  polls.loop()
+  return {
+    head: follower.head,
+    poll: polls.poll,
+    hurry: polls.hurry,
+    async stop() {
+      stopped = true
+      await polls.stop()
+    },
+  }
+}
+
+/**
+ * The blocks of one chain as reported: `advance` reads the head, reports the blocks new since the
+ * last call in order (a batch at a time when behind), and any fork first; the last `window` blocks
+ * are remembered to find fork points.
+ */
+function createBlockFollower(parameters: BlockWatcherParameters, stopped: () => boolean) {
+  const { client, window, listener } = parameters
   const known: WatchedBlock[] = []
   let next: bigint | undefined = parameters.fromBlock === undefined ? undefined : parameters.fromBlock + 1n
-  let stopped = false
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<void> | undefined
-
   const fetchBlock = async (number: bigint): Promise<WatchedBlock> =>
     watchedOf(await getBlock(client, { blockNumber: number, includeTransactions: false }))
   const at = (number: bigint) => known.find((block) => block.number === number)
-
-  /** Whether the last poll reported a new block. */
-  let advanced = false
-  const advance = async () => {
-    // The head block itself rather than its number: when it is the one block new since the last
-    // poll (the usual case), it is not read twice.
-    const head = watchedOf(await getBlock(client, { blockTag: 'latest', includeTransactions: false }))
-    const headNumber = head.number
-    next ??= headNumber
-    const last = known.at(-1)
-    if (last && headNumber <= last.number) {
-      // No new block, but the head may have been replaced (a reorg of equal length) or removed (a rollback).
-      if (at(headNumber)?.hash !== head.hash) await reorgBelow(headNumber)
-      else if (headNumber < last.number) await reportFork(headNumber, false)
-    }
-    while (!stopped && next <= headNumber) {
-      // Behind by several blocks: read up to a batch of them at once, then check them in order.
-      const from: bigint = next
-      const count = Number(headNumber - from + 1n > maxBatch ? maxBatch : headNumber - from + 1n)
-      const fetched = await Promise.all(
-        Array.from({ length: count }, (_, i) => from + BigInt(i)).map((number) =>
-          number === headNumber ? head : fetchBlock(number),
-        ),
-      )
-      // Told before (a listener failed, so the watcher did not move on) and replaced since: a reorg,
-      // reported before the new blocks are; then they are read again.
-      const replaced = fetched.find((block) => {
-        const told = at(block.number)
-        return told !== undefined && told.hash !== block.hash
-      })
-      if (replaced) {
-        await reorgBelow(replaced.number)
-        continue
-      }
-      const accepted: WatchedBlock[] = []
-      let forked: bigint | undefined
-      for (const block of fetched) {
-        const parent = accepted.at(-1) ?? at(block.number - 1n)
-        if (parent && parent.hash !== block.parentHash) {
-          forked = block.number - 1n
-          break
-        }
-        accepted.push(block)
-      }
-      // Blocks told before to a listener that failed come again: each number is remembered once, or
-      // the repeats would crowd the window and a shallow reorg would look deeper than it can know.
-      const first = accepted[0]
-      while (first && (known.at(-1)?.number ?? -1n) >= first.number) known.pop()
-      for (const block of accepted) known.push(block)
-      while (known.length > window) known.shift()
-      if (accepted.length > 0) {
-        advanced = true
-        await listener.onBlocks(accepted)
-        next = (accepted.at(-1) as WatchedBlock).number + 1n
-      }
-      if (forked !== undefined) await reorgBelow(forked)
-    }
-  }
 
   /** The block at `number` (or above) is not the one we reported: walk back to the common ancestor. */
   const reorgBelow = async (number: bigint) => {
@@ -195,6 +158,97 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
     next = forkNumber + 1n
   }
 
+  /** Remembers `accepted` (once each number, at most `window`), reports them, and moves on. */
+  const report = async (accepted: readonly WatchedBlock[]) => {
+    // Blocks told before to a listener that failed come again: each number is remembered once, or
+    // the repeats would crowd the window and a shallow reorg would look deeper than it can know.
+    const first = accepted[0]
+    while (first && (known.at(-1)?.number ?? -1n) >= first.number) known.pop()
+    for (const block of accepted) known.push(block)
+    while (known.length > window) known.shift()
+    if (accepted.length === 0) return false
+    await listener.onBlocks(accepted)
+    next = (accepted.at(-1) as WatchedBlock).number + 1n
+    return true
+  }
+
+  /** Reads up to a batch of blocks from `from` to `head`, reported in order; true when some were new. */
+  const advanceBatch = async (from: bigint, head: WatchedBlock): Promise<boolean> => {
+    const count = Number(head.number - from + 1n > maxBatch ? maxBatch : head.number - from + 1n)
+    const fetched = await Promise.all(
+      Array.from({ length: count }, (_, i) => from + BigInt(i)).map((number) =>
+        number === head.number ? head : fetchBlock(number),
+      ),
+    )
+    // Told before (a listener failed, so the watcher did not move on) and replaced since: a reorg,
+    // reported before the new blocks are; then they are read again.
+    const replaced = fetched.find((block) => {
+      const told = at(block.number)
+      return told !== undefined && told.hash !== block.hash
+    })
+    if (replaced) {
+      await reorgBelow(replaced.number)
+      return false
+    }
+    const { accepted, forked } = linkedRun(fetched, at)
+    const advanced = await report(accepted)
+    if (forked !== undefined) await reorgBelow(forked)
+    return advanced
+  }
+
+  return {
+    head: () => known.at(-1),
+    /** One poll: whether it reported a new block. */
+    async advance(): Promise<boolean> {
+      // The head block itself rather than its number: when it is the one block new since the last
+      // poll (the usual case), it is not read twice.
+      const head = watchedOf(await getBlock(client, { blockTag: 'latest', includeTransactions: false }))
+      next ??= head.number
+      const last = known.at(-1)
+      if (last && head.number <= last.number) {
+        // No new block, but the head may have been replaced (a reorg of equal length) or removed (a rollback).
+        if (at(head.number)?.hash !== head.hash) await reorgBelow(head.number)
+        else if (head.number < last.number) await reportFork(head.number, false)
+      }
+      let advanced = false
+      // Behind by several blocks: read up to a batch of them at once, then check them in order.
+      while (!stopped() && next <= head.number) if (await advanceBatch(next, head)) advanced = true
+      return advanced
+    },
+  }
+}
+
+/** The blocks of `fetched` that each follow the one before (or the known block below), and where the run broke. */
+function linkedRun(
+  fetched: readonly WatchedBlock[],
+  at: (number: bigint) => WatchedBlock | undefined,
+): { accepted: WatchedBlock[]; forked: bigint | undefined } {
+  const accepted: WatchedBlock[] = []
+  for (const block of fetched) {
+    const parent = accepted.at(-1) ?? at(block.number - 1n)
+    if (parent && parent.hash !== block.parentHash) return { accepted, forked: block.number - 1n }
+    accepted.push(block)
+  }
+  return { accepted, forked: undefined }
+}
+
+/**
+ * When the watcher polls: every `pollMs`; hurried (one of our transactions was just sent), every
+ * few ms while blocks keep coming and every {@link hurriedPollMs} otherwise, until nothing of ours
+ * waits any more. A poll asked for while one runs is run once more after it.
+ */
+function createPollSchedule(parameters: {
+  pollMs: number
+  listener: BlockWatcherListener
+  onNextPoll?: ((delayMs: number) => void) | undefined
+  advance: () => Promise<boolean>
+  stopped: () => boolean
+}) {
+  const { pollMs, listener, stopped } = parameters
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> | undefined
+  /** Whether the last poll reported a new block. */
+  let advanced = false
   // A poll asked for while one runs is run once more after it: the block it wants may have come
   // after the running one read the head.
   let again = false
@@ -203,11 +257,15 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
       again = true
       return running
     }
-    running = advance()
+    running = parameters
+      .advance()
+      .then((reported) => {
+        if (reported) advanced = true
+      })
       .catch((error: unknown) => listener.onError?.(error))
       .finally(() => {
         running = undefined
-        if (again && !stopped) {
+        if (again && !stopped()) {
           again = false
           void poll()
         }
@@ -216,46 +274,41 @@ export function startBlockWatcher(parameters: BlockWatcherParameters): BlockWatc
   }
   let hurriedUntil = 0
   let eagerUntil = 0
+  const delayNow = () => {
+    // Nothing of ours waits for a block any more: the hurry has done its work.
+    if (performance.now() < hurriedUntil && listener.waiting?.() === false) {
+      hurriedUntil = 0
+      eagerUntil = 0
+    }
+    // Hurried and a block came: another may follow at once (a chain that mines each transaction
+    // in a block of its own, like anvil's automine), so look again right away.
+    const now = performance.now()
+    const eager = advanced || now < eagerUntil
+    if (now >= hurriedUntil) return pollMs
+    if (!eager) return Math.min(pollMs, hurriedPollMs)
+    return advanced ? 1 : eagerPollMs
+  }
   const loop = () => {
-    if (stopped) return
+    if (stopped()) return
     void poll().finally(() => {
-      if (stopped) return
+      if (stopped()) return
       clearTimeout(timer)
-      // Nothing of ours waits for a block any more: the hurry has done its work.
-      if (performance.now() < hurriedUntil && listener.waiting?.() === false) {
-        hurriedUntil = 0
-        eagerUntil = 0
-      }
-      // Hurried and a block came: another may follow at once (a chain that mines each transaction
-      // in a block of its own, like anvil's automine), so look again right away.
-      const now = performance.now()
-      const hurried = now < hurriedUntil
-      const eager = advanced || now < eagerUntil
-      const delay = hurried
-        ? eager
-          ? advanced
-            ? 1
-            : eagerPollMs
-          : Math.min(pollMs, hurriedPollMs)
-        : pollMs
+      const delay = delayNow()
       advanced = false
       timer = setTimeout(loop, delay)
       parameters.onNextPoll?.(delay)
     })
   }
-  loop()
-
   return {
-    head: () => known.at(-1),
+    loop,
     poll,
-    hurry(forMs) {
+    hurry(forMs: number) {
       hurriedUntil = Math.max(hurriedUntil, performance.now() + forMs)
       eagerUntil = performance.now() + Math.min(forMs, eagerWindowMs)
       clearTimeout(timer)
       loop()
     },
     async stop() {
-      stopped = true
       clearTimeout(timer)
       await running
     },

@@ -23,8 +23,13 @@ export const failpointNames = [
    * held quotes have passed (`beforeInclusions`): a kill while they are held leaves this same state.
    */
   'receipt-seen',
-  /** An execute's receipt is read; right before the ledger transaction that records its fill and the execution's end. */
+  /** An execute's receipt is read; right before the ledger transaction that records it mined and its outcome for the engine. */
   'before-fill-commit',
+  /**
+   * An execute's inclusion is committed (mined, its outcome waiting in the ledger); right before the
+   * engine's settlement loop commits its fill and the execution's end.
+   */
+  'outcome-recorded',
   /** A replacement (speed-up, cancel or gap fill) is stored, not yet broadcast. */
   'replacement-stored',
   /** Recovery has read the ledger's pending transactions and not yet acted on any. */

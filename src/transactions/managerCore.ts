@@ -3,12 +3,7 @@ import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import type { EarlyReceipts } from './earlyReceipts.js'
 import type { NonceAllocator } from './nonceAllocator.js'
-import type {
-  BroadcastResult,
-  TransactionManagerEvent,
-  TransactionManagerSettings,
-  TransactionOutcomeHandler,
-} from './types.js'
+import type { BroadcastResult, TransactionManagerEvent, TransactionManagerSettings } from './types.js'
 
 /** What every part of one transaction manager shares: its wallet, ledger, settings and nonce. */
 export type ManagerBasics = {
@@ -16,7 +11,8 @@ export type ManagerBasics = {
   address: `0x${string}`
   ledger: Ledger
   settings: TransactionManagerSettings
-  handler: TransactionOutcomeHandler
+  /** Tells the outcomes' reader that a commit recorded some (recordOutcome.ts); after the commit. */
+  outcomesRecorded: () => void
   emit: (event: TransactionManagerEvent) => void
   counters: { gapsFilled: number; replacements: number; rebroadcasts: number; reorgs: number }
   /** The wallet's nonces: the one owner of which nonce the next transaction takes. */
@@ -55,4 +51,14 @@ export type ManagerCore = ManagerBasics & {
   /** Writes the broadcasts accepted and not yet marked; call inside a ledger transaction about to commit. */
   markBroadcasts: () => void
   signal: AbortSignal
+}
+
+/**
+ * One of the loops a transaction manager is made of (inclusions, reorgs, pending checks), each
+ * following the chain and the ledger on its own and handing off through the ledger.
+ */
+export type ManagerLoop = {
+  start(): void
+  /** Stops it; resolves once its current pass ended. */
+  stop(): Promise<void>
 }

@@ -1,7 +1,8 @@
 import { getTransactionCount } from 'viem/actions'
 import { failpoint } from './failpoints.js'
-import { checkPending, recheckRecentlyMined } from './followTransactions.js'
 import type { ManagerCore } from './managerCore.js'
+import { checkPending } from './pendingCheckLoop.js'
+import { recheckRecentlyMined } from './reorgLoop.js'
 
 /** Waits between recovery attempts when the node cannot be reached, ms (then doubled up to 10 s). */
 const firstRetryMs = 500

@@ -2,6 +2,7 @@ import { parseTransaction } from 'viem'
 import type { TransactionRecord } from '../store/transactions.js'
 import { failpoint } from './failpoints.js'
 import { feesOf, replacementFees } from './fees.js'
+import { recordAbandoned } from './recordOutcome.js'
 import type { SigningCore } from './signingCore.js'
 import type { BroadcastResult, TransactionRequest } from './types.js'
 
@@ -16,7 +17,7 @@ import type { BroadcastResult, TransactionRequest } from './types.js'
  */
 export function refuseAll(core: SigningCore, records: readonly TransactionRecord[], error: string) {
   return core.withLock(async () => {
-    const { ledger, chainId, handler } = core
+    const { ledger, chainId } = core
     const [first] = records
     const descending = [...records].sort((a, b) => b.nonce - a.nonce)
     for (const record of descending) {
@@ -26,11 +27,11 @@ export function refuseAll(core: SigningCore, records: readonly TransactionRecord
           : `the node refused ${record.kind} ${record.hash} after ${first?.kind} ${first?.hash}: ${error}`
       ledger.atomically(() => {
         ledger.transactions.markFailed(chainId, record.hash, reason)
-        if (record.replacesId === null) handler.abandoned(record, reason)
+        if (record.replacesId === null) recordAbandoned(ledger, record, reason)
       })
       if (record.replacesId === null) core.nonces.giveBack(record.nonce)
     }
-    for (const record of records) handler.settled?.(record)
+    core.outcomesRecorded()
   })
 }
 
@@ -54,8 +55,8 @@ export async function afterRefusal(
   for (const record of laterLive) {
     const cancel = await replace(core, record, 'cancel', why)
     if (!cancel) continue
-    core.ledger.atomically(() => core.handler.abandoned(record, `${why}; cancelled by ${cancel.hash}`))
-    core.handler.settled?.(record)
+    core.ledger.atomically(() => recordAbandoned(core.ledger, record, `${why}; cancelled by ${cancel.hash}`))
+    core.outcomesRecorded()
   }
   const allRefused = records.filter((_, index) => results[index]?.status === 'refused')
   await refuseAll(core, allRefused, refusedResult.error)
@@ -95,6 +96,7 @@ export function replace(
             to: parsed.to ?? address,
             data: parsed.data ?? '0x',
             gas: parsed.gas ?? 21_000n,
+            deadlineMs: current.deadlineMs ?? undefined,
           }
         : { kind: 'cancel', to: address, data: '0x', gas: 21_000n }
     const [record] = await core.signAndStore({

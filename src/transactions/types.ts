@@ -1,4 +1,4 @@
-import type { Address, Hex, LocalAccount, PublicClient, TransactionReceipt, WalletClient } from 'viem'
+import type { Address, Hex, LocalAccount, PublicClient, WalletClient } from 'viem'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionKind, TransactionRecord } from '../store/transactions.js'
 import type { AllowanceOutlook } from './allowanceOutlook.js'
@@ -11,6 +11,11 @@ export type TransactionRequest = {
   to: Address
   data: Hex
   gas: bigint
+  /**
+   * Unix ms after which the call must not land (an execute's quote expiry and grace): stored with
+   * it; the manager cancels it at its nonce rather than send it again or let it land later.
+   */
+  deadlineMs?: number | undefined
 }
 
 /** How the transaction manager of a chain behaves; per chain in the configuration. */
@@ -49,32 +54,6 @@ export type InclusionBlock = Pick<WatchedBlock, 'number' | 'hash' | 'timestamp'>
    * before the inclusion waited for the engine's held quotes: the chain's time to include ends here.
    */
   seenAtMs?: number | undefined
-}
-
-/**
- * What the owner of the transactions' purpose (the engine) does when the chain decides about one of
- * them. Each call runs INSIDE the ledger transaction that records the chain's decision, so the
- * transaction's status and its consequences (a fill, an execution's end) commit together or not at
- * all. They must be synchronous and idempotent: a decision can be seen twice (a block and a check).
- */
-export type TransactionOutcomeHandler = {
-  /** `tx` is in `block` (first time, or in another block after a reorg). */
-  included(tx: TransactionRecord, receipt: TransactionReceipt, block: InclusionBlock): void
-  /** A reorg took `tx` out of the chain: it is pending again. */
-  reorged(tx: TransactionRecord, reason: string): void
-  /**
-   * `tx` will never be mined: the node refused it, or its nonce was used by a transaction this
-   * ledger does not know. (A transaction replaced by one of ours is not abandoned: its replacement
-   * is `included` instead.)
-   */
-  abandoned(tx: TransactionRecord, reason: string): void
-  /**
-   * The time after which `tx`'s call must not land (an execute's quote expiry), Unix ms; undefined
-   * when it may land any time (approvals, cancels, gap fills).
-   */
-  deadlineOf(tx: TransactionRecord): number | undefined
-  /** After a commit that involved `tx`: wake whoever waits for it. Outside the ledger transaction. */
-  settled?(tx: TransactionRecord): void
 }
 
 /** What became of a broadcast. */
@@ -195,7 +174,6 @@ export type CreateTransactionManagerParameters = {
   /** Sends only (never retries: a failed send must surface with the signed bytes still in hand). */
   walletClient: WalletClient
   settings: TransactionManagerSettings
-  handler: TransactionOutcomeHandler
   /**
    * The validity a deadline-bound transaction sent now needs to land in time, ms: the chain's
    * expected broadcast-to-inclusion time plus the engine's margin (the same rule as a first send).
@@ -207,6 +185,11 @@ export type CreateTransactionManagerParameters = {
    * engine may hold quotes that the writing would delay. Default: recorded at once.
    */
   beforeInclusions?: (() => Promise<void>) | undefined
+  /**
+   * Told after each commit that recorded what the chain decided about some of the wallet's
+   * transactions (`ledger.transactionOutcomes`): whoever settles them (the engine) may read them now.
+   */
+  onOutcomesRecorded?: (() => void) | undefined
   /** Sign and store, never broadcast (dry runs). */
   dryRun?: boolean | undefined
   now?: (() => number) | undefined

@@ -13,7 +13,7 @@ import { fundAddress } from './localChains.js'
 
 /**
  * A transaction manager for `account` (funded with gas) on `chain`, over a new ledger file, started
- * and ready; `stop()` stops it and closes the ledger. The handler ignores every outcome unless given.
+ * and ready; `stop()` stops it and closes the ledger. Its outcomes stay in `ledger.transactionOutcomes` (no engine settles them).
  *
  * @example
  * const { manager, ledger, stop } = await startTestManager({ chain, account, ledgerPath })
@@ -23,7 +23,9 @@ export async function startTestManager(
     chain: LocalChain
     account: LocalAccount
     ledgerPath: string
-  } & Partial<Pick<CreateTransactionManagerParameters, 'settings' | 'handler' | 'beforeInclusions'>>,
+  } & Partial<
+    Pick<CreateTransactionManagerParameters, 'settings' | 'onOutcomesRecorded' | 'beforeInclusions'>
+  >,
 ) {
   const { chain, account } = parameters
   await fundAddress(chain, account.address)
@@ -40,12 +42,7 @@ export async function startTestManager(
     publicClient,
     walletClient,
     settings: parameters.settings ?? { ...defaultTransactionManagerSettings, ...testTransactionSettings },
-    handler: parameters.handler ?? {
-      included() {},
-      reorged() {},
-      abandoned() {},
-      deadlineOf: () => undefined,
-    },
+    onOutcomesRecorded: parameters.onOutcomesRecorded,
     timeToLandMs: () => 1_000,
     beforeInclusions: parameters.beforeInclusions,
   })

@@ -31,6 +31,7 @@ async function stored(
   return {
     id,
     executionId: null,
+    deadlineMs: null,
     chainId: 31337,
     from: account.address,
     nonce,

@@ -21,29 +21,18 @@ function signal<T = void>() {
 }
 
 describe('beforeInclusions', () => {
-  it('holds the recording of a mined transaction (status, handler) until it resolves, and tells when it was seen', async () => {
+  it('holds the recording of a mined transaction (status, outcome) until it resolves, and tells when it was seen', async () => {
     const chain = chainWithRouter()
     const asked = signal()
     const gate = signal()
     const included = signal()
-    const handled: string[] = []
-    let seenAtMs: number | undefined
     const { manager, ledger, publicClient, stop } = await startTestManager({
       chain,
       account: privateKeyToFastAccount(generatePrivateKey()),
       ledgerPath: ledgers.path(),
       // Only the block watcher records inclusions here: the periodic check would find it too.
       settings: { ...defaultTransactionManagerSettings, ...testTransactionSettings, checkMs: 600_000 },
-      handler: {
-        included(tx, _receipt, block) {
-          handled.push(tx.hash)
-          seenAtMs = block.seenAtMs
-          included.resolve()
-        },
-        reorged() {},
-        abandoned() {},
-        deadlineOf: () => undefined,
-      },
+      onOutcomesRecorded: () => included.resolve(),
       beforeInclusions: () => {
         asked.resolve()
         return gate.promise
@@ -64,13 +53,18 @@ describe('beforeInclusions', () => {
       expect(['signed', 'broadcast']).toContain(
         ledger.transactions.getTransaction(chain.chainId, record.hash)?.status,
       )
-      expect(handled).toEqual([])
+      expect(ledger.transactionOutcomes.listOutcomes({ limit: 10 })).toEqual([])
       const openedAtMs = Date.now()
       gate.resolve()
       await included.promise
-      expect(handled).toEqual([record.hash])
+      const outcomes = ledger.transactionOutcomes.listOutcomes({ limit: 10 })
+      expect(outcomes.map((outcome) => [outcome.txHash, outcome.outcome])).toEqual([
+        [record.hash, 'included'],
+      ])
+      const [outcome] = outcomes
+      if (outcome?.outcome !== 'included') throw new Error('no inclusion recorded')
       // The chain's time to include ends when the receipt was in hand, not when the wait ended.
-      expect(seenAtMs).toBeLessThanOrEqual(openedAtMs)
+      expect(outcome.block.seenAtMs).toBeLessThanOrEqual(openedAtMs)
       expect(ledger.transactions.getTransaction(chain.chainId, record.hash)).toMatchObject({
         status: 'mined',
         blockNumber: receipt.blockNumber,

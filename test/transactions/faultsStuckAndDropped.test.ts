@@ -132,6 +132,13 @@ describe('stuck and dropped transactions (automine off)', () => {
         .listUnresolvedTransactions(chain.chainId, account.address)
         .find((tx) => tx.kind === 'cancel'),
     )
+    // Stored before it is sent: a block mined before the node has it would mine the execute.
+    await until('the cancel in the pool', () =>
+      getTransaction(publicClient, { hash: cancel.hash }).then(
+        (tx) => tx ?? undefined,
+        () => undefined,
+      ),
+    )
     await testClient.mine({ blocks: 1 })
     const outcome = await done
     expect(outcome.execution.state).toBe('expired')

@@ -2,7 +2,7 @@ import { type Hex, keccak256, parseGwei, type TransactionReceipt } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { openLedger, type TransactionRecord } from '../../src/store/index.js'
-import { commitInclusion } from '../../src/transactions/followTransactions.js'
+import { commitInclusion } from '../../src/transactions/inclusionLoop.js'
 import type { ManagerCore } from '../../src/transactions/managerCore.js'
 import { bytes32, ledgerFolder } from '../store/ledgerFiles.js'
 
@@ -41,39 +41,45 @@ async function broadcastIn(ledger: ReturnType<typeof openLedger>): Promise<Trans
   return ledger.transactions.markBroadcast(chainId, keccak256(raw))
 }
 
-/** The part of a manager's core an inclusion touches; the handler records what it was told. */
+/** The part of a manager's core an inclusion touches; `included()` reads the outcomes it recorded for the engine. */
 function coreOver(ledger: ReturnType<typeof openLedger>) {
-  const included: { hash: Hex; blockHash: Hex | null }[] = []
+  let told = 0
   const core = {
     ledger,
     chainId,
     onReceipt() {},
     markBroadcasts() {},
     emit() {},
-    handler: {
-      included: (tx: TransactionRecord) => included.push({ hash: tx.hash, blockHash: tx.blockHash }),
-      reorged() {},
-      abandoned() {},
-      deadlineOf: () => undefined,
+    outcomesRecorded: () => {
+      told += 1
     },
   } as unknown as ManagerCore
-  return { core, included }
+  const included = () =>
+    ledger.transactionOutcomes
+      .listOutcomes({ limit: 100 })
+      .flatMap((outcome) =>
+        outcome.outcome === 'included'
+          ? [{ hash: outcome.txHash, blockHash: outcome.block.hash as Hex | null }]
+          : [],
+      )
+  return { core, included, told: () => told }
 }
 
 const receiptIn = (blockHash: Hex) =>
-  ({ status: 'success', blockHash, blockNumber: 12n }) as TransactionReceipt
+  ({ status: 'success', blockHash, blockNumber: 12n, logs: [] }) as unknown as TransactionReceipt
 
 describe('commitInclusion', () => {
   it('records a broadcast transaction mined in the block its receipt names, once', async () => {
     const ledger = openLedger({ path: folder.path() })
     try {
-      const { core, included } = coreOver(ledger)
+      const { core, included, told } = coreOver(ledger)
       const tx = await broadcastIn(ledger)
       const block = { number: 12n, hash: blockA, timestamp: 1_700_000_000n }
       expect(commitInclusion(core, tx, receiptIn(blockA), block)).toBe(true)
       // The block watcher and a check can both see it: the second is nothing.
       expect(commitInclusion(core, tx, receiptIn(blockA), block)).toBe(false)
-      expect(included).toEqual([{ hash: tx.hash, blockHash: blockA }])
+      expect(included()).toEqual([{ hash: tx.hash, blockHash: blockA }])
+      expect(told()).toBe(1)
       expect(ledger.transactions.getTransaction(chainId, tx.hash)).toMatchObject({
         status: 'mined',
         blockHash: blockA,
@@ -95,7 +101,7 @@ describe('commitInclusion', () => {
       expect(
         commitInclusion(core, stale, receiptIn(blockB), { number: 12n, hash: blockB, timestamp: 2n }),
       ).toBe(false)
-      expect(included.map((entry) => entry.blockHash)).toEqual([blockA])
+      expect(included().map((entry) => entry.blockHash)).toEqual([blockA])
       expect(ledger.transactions.getTransaction(chainId, stale.hash)).toMatchObject({
         status: 'mined',
         blockHash: blockA,
