@@ -12,7 +12,6 @@ import { createResetFirstTokens } from '../chain/resetFirstTokens.js'
 import { StockrouteError } from '../domain/errors.js'
 import { assetDecimalsOf } from '../domain/units.js'
 import { createChainBlocks } from '../transactions/chainBlocks.js'
-import type { TransactionManager } from '../transactions/types.js'
 import { defaultTransactionManagerSettings, type TransactionManagerSettings } from '../transactions/types.js'
 import type { EngineContext } from './context.js'
 import { EngineError } from './errors.js'
@@ -59,7 +58,7 @@ export async function createChainRuntimes(
     createManager: (
       runtime: Omit<ChainRuntime, 'wallets'>,
       wallet: Pick<ChainWallet, 'account' | 'walletClient'>,
-    ) => TransactionManager
+    ) => ChainWallet['transactions']
     /** Executions in stages one and two at once per wallet (default 2). */
     pipelineDepth?: number | undefined
     /** Told each time a chain's RPC did not answer during setup and is tried again. */

@@ -1,7 +1,7 @@
 import { formatTokenAmount } from '../domain/formatTokenAmount.js'
-import type { Ledger } from '../store/openLedger.js'
 import { type Notional, notionalDecimals } from '../store/risk.js'
 import type { RiskLimits } from './settings.js'
+import type { ExecutionStore } from './types.js'
 
 /**
  * The first risk limit a trade of `trade` notional on `chainId` would break, as a sentence, or
@@ -18,7 +18,7 @@ import type { RiskLimits } from './settings.js'
  * asset; totals over all chains (assets of several symbols) read in USD.
  */
 export function checkRiskLimits(
-  ledger: Ledger,
+  ledger: { risk: Pick<ExecutionStore['risk'], 'notionalSince'> },
   limits: RiskLimits,
   chainId: number,
   trade: Notional,

@@ -1,16 +1,16 @@
 import type { Hex } from 'viem'
-import type { ServiceClient } from '../api/createServiceClient.js'
 import type { Price } from '../domain/units.js'
 import type { ExecutionEvent, ExecutionRecord } from '../store/executions.js'
-import type { Ledger } from '../store/openLedger.js'
 import type { TransactionKind } from '../store/transactions.js'
 import type { EngineSettings } from './settings.js'
 import type {
   ExecutionControls,
+  ExecutionStore,
   InclusionWait,
   Instrument,
   InstrumentResolver,
   QuoteAdmission,
+  QuoteSource,
   QuoteWindows,
   SettlementWaiters,
 } from './types.js'
@@ -75,10 +75,16 @@ export type MarketPriceSource = (
   options: { signal?: AbortSignal | undefined },
 ) => Promise<Price>
 
-/** What every part of the engine is built over. */
+/**
+ * What every part of the engine is built over. The ledger and the service are given as the parts
+ * the engine uses (types.ts): the ledger (`Ledger`) and the service client (`ServiceClient`) are
+ * both, and a test can give small fakes.
+ */
 export type EngineContext = {
-  ledger: Ledger
-  service: ServiceClient
+  /** The executions, their transactions and fills, allowances, checkpoints and risk (a `Ledger`). */
+  ledger: ExecutionStore
+  /** Where router quotes come from (a `ServiceClient`). */
+  service: QuoteSource
   settings: EngineSettings
   resolveInstrument: InstrumentResolver
   marketPrice: MarketPriceSource

@@ -1,34 +1,30 @@
 import type { LocalAccount } from 'viem'
-import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/getRouterQuote.js'
 import type { ServiceClient } from '../api/createServiceClient.js'
 import { type ExecutionRecord, ExecutionStateError } from '../store/executions.js'
-import type { FillRecord } from '../store/fills.js'
 import type { Ledger } from '../store/openLedger.js'
-import { toNotional } from '../store/risk.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import { createTransactionManager } from '../transactions/createTransactionManager.js'
 import type { TransactionManagerEvent, TransactionManagerStatus } from '../transactions/types.js'
 import { type CancelOutcome, cancelExecution } from './cancelExecution.js'
 import { createChainRuntimes, type EngineChainConfig, minimumValidity } from './chainRuntime.js'
-import { pickWallet } from './chainWallet.js'
-import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext, EngineHooks, EngineLogger, MarketPriceSource } from './context.js'
-import { dryRunTransactionsOf } from './dryRunRecord.js'
 import { EngineError } from './errors.js'
-import { type GuardVerdict, guardQuote } from './guardQuote.js'
+import { createExecutionTracker, type ExecutionOutcome, type FollowedExecution } from './executionTracker.js'
 import { checkIntent, type SwapIntent } from './intent.js'
 import { logManagerEvent } from './logManagerEvent.js'
 import { cachedMarketPrice, serviceMarketPrice } from './marketPrice.js'
-import { type ApprovalPlan, planApprovals } from './planApprovals.js'
+import { previewIntent, type QuotePreview } from './previewIntent.js'
 import { createQuoteAdmission } from './quoteAdmission.js'
-import { approvalParametersOf, routerQuoteParametersOf } from './quoteRequest.js'
 import { createQuoteWindows } from './quoteWindows.js'
 import { type RecoveryReport, recordFillsSinceCheckpoint, recoverExecutions } from './recoverExecutions.js'
 import { createInstrumentResolver } from './resolveInstrument.js'
 import { runExecution } from './runExecution.js'
 import { defaultEngineSettings, type EngineSettings } from './settings.js'
-import { createSettlementHandler, createSettlementWaiters } from './settlement.js'
-import type { ChainRuntime, Instrument } from './types.js'
+import { createSettlementLoop, createSettlementWaiters } from './settlement.js'
+import type { ChainRuntime } from './types.js'
+
+export type { ExecutionOutcome, FollowedExecution } from './executionTracker.js'
+export type { QuotePreview } from './previewIntent.js'
 
 export type CreateEngineParameters = {
   /** The ledger (dry runs: a file of their own). */
@@ -51,26 +47,6 @@ export type CreateEngineParameters = {
 }
 
 /** An execution as the ledger has it: its row with its state and reason, its transactions, its fills. */
-export type ExecutionOutcome = {
-  execution: ExecutionRecord
-  transactions: TransactionRecord[]
-  fills: FillRecord[]
-}
-
-/** What would happen to an intent now: its quote, the guard's verdict, risk, approvals. Nothing is stored or signed. */
-export type QuotePreview = {
-  instrument: Instrument
-  reply: GetRouterQuoteReturnType
-  verdict: GuardVerdict
-  /** The risk limit the trade would break, if any. */
-  riskProblem: string | undefined
-  /** The kill switch's reason when trading is halted. */
-  halted: string | undefined
-  approvals: ApprovalPlan
-  /** The validity the quote needed, ms (inclusion time plus margin). */
-  minValidityMs: number
-}
-
 /** The execution engine: one wallet, several chains, one ledger. */
 export type Engine = {
   readonly chains: ReadonlyMap<number, ChainRuntime>
@@ -87,15 +63,7 @@ export type Engine = {
    * execution's id and a promise of its end. An intent id seen before is not executed again: its
    * execution is followed (or, finished, returned).
    */
-  submit(
-    intent: SwapIntent,
-    options?: { signal?: AbortSignal | undefined },
-  ): Promise<{
-    executionId: number
-    /** False when the intent id was seen before: this is its execution, not a new one. */
-    created: boolean
-    done: Promise<ExecutionOutcome>
-  }>
+  submit(intent: SwapIntent, options?: { signal?: AbortSignal | undefined }): Promise<FollowedExecution>
   /** `submit` and wait for the end. */
   execute(intent: SwapIntent, options?: { signal?: AbortSignal | undefined }): Promise<ExecutionOutcome>
   /** Quote and guard an intent without executing it. */
@@ -128,27 +96,12 @@ export type Engine = {
 export async function createEngine(parameters: CreateEngineParameters): Promise<Engine> {
   const { ledger, service, account } = parameters
   const settings: EngineSettings = { ...defaultEngineSettings, ...parameters.settings }
-  const context: EngineContext = {
-    ledger,
-    service,
-    settings,
-    resolveInstrument: createInstrumentResolver(service),
-    // A caller's source owns its freshness (the daemon's price cache); the engine's own fetch is
-    // cached for marketPriceMaxAgeMs, so the deviation guard does not cost a request per execution.
-    marketPrice:
-      parameters.marketPrice ??
-      cachedMarketPrice(serviceMarketPrice(service), { maxAgeMs: settings.marketPriceMaxAgeMs }),
-    now: parameters.now ?? Date.now,
-    hooks: parameters.hooks ?? {},
-    logger: parameters.logger,
-    settlements: createSettlementWaiters(),
-    executionControls: new Map(),
-    admission: createQuoteAdmission({ ceiling: settings.maxQuotesInFlight }),
-    quoteWindows: createQuoteWindows({
-      maxWaitMs: settings.maxInclusionDelayMs,
-      onWaited: (wait) => parameters.hooks?.onInclusionWait?.(wait),
-    }),
-  }
+  const context = engineContextOf(parameters, settings)
+  const settlement = createSettlementLoop(
+    context,
+    { ids: () => [...chains.keys()], of: (chainId) => chainOf(chainId) },
+    context.settlements,
+  )
   const chains: Map<number, ChainRuntime> = await createChainRuntimes(
     {
       service,
@@ -162,34 +115,10 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
           message: `chain ${chainId}: ${message}`,
         })
       },
-      createManager: (runtime, wallet) =>
-        createTransactionManager({
-          chainId: runtime.chainId,
-          ledger,
-          account: wallet.account,
-          publicClient: runtime.publicClient,
-          walletClient: wallet.walletClient,
-          blocks: runtime.blocks,
-          settings: runtime.transactionSettings,
-          handler: createSettlementHandler(context, () => chainOf(runtime.chainId), context.settlements),
-          timeToLandMs: () => minimumValidity(context, chainOf(runtime.chainId), context.now()),
-          beforeInclusions: () => context.quoteWindows.passed(),
-          dryRun: settings.dryRun,
-          now: context.now,
-          onEvent: (event) => {
-            logManagerEvent(context, runtime.chainId, event)
-            parameters.onTransactionEvent?.(runtime.chainId, event)
-          },
-          onStep: ({ step, tx }) =>
-            context.hooks.onStep?.({
-              step,
-              executionId: tx.executionId,
-              chainId: tx.chainId,
-              kind: tx.kind,
-              hash: tx.hash,
-              nonce: tx.nonce,
-            }),
-        }),
+      createManager: managerFactory(context, parameters, {
+        settle: () => void settlement.settleNow(),
+        chainOf: (chainId) => chainOf(chainId),
+      }),
     },
     parameters.signal ? { signal: parameters.signal } : {},
   )
@@ -197,64 +126,27 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
   for (const { chainId, asset } of chains.values()) ledger.chainAssets.record({ chainId, ...asset })
   let started = false
   const recovering = new Set<Promise<RecoveryReport>>()
-  /** The managers start with the first recovery or submission: a preview never signs anything. */
+  /**
+   * The managers start with the first recovery or submission: a preview never signs anything. What
+   * a previous run's managers recorded and did not see settled is settled first.
+   */
   const start = () => {
     if (started) return
     started = true
+    void settlement.settleNow()
     for (const chain of chains.values()) for (const wallet of chain.wallets) wallet.transactions.start()
   }
-  const inFlight = new Map<number, Promise<ExecutionRecord>>()
+  const executions = createExecutionTracker(ledger)
   let closed = false
 
-  function chainOf(chainId: number): ChainRuntime {
-    const chain = chains.get(chainId)
-    if (!chain)
-      throw new EngineError({
-        code: 'UNKNOWN_CHAIN',
-        shortMessage: `Chain ${chainId} is not configured: configured chains are ${[...chains.keys()].join(', ')}.`,
-        remedy: 'trade on one of the configured chains, or add this one to the configuration\'s "chains"',
-        details: { chainId },
-      })
-    return chain
-  }
-  const outcome = (executionId: number): ExecutionOutcome => {
-    const execution = ledger.executions.getExecution(executionId)
-    if (!execution)
-      throw new EngineError({
-        code: 'EXECUTION_NOT_FOUND',
-        shortMessage: `Execution ${executionId} is not in this ledger: check the id, and that this process uses the ledger it was recorded in.`,
-        details: { executionId },
-      })
-    return {
-      execution,
-      // A repeated dry run's transactions may be stored under an earlier one (same hash).
-      transactions: dryRunTransactionsOf(
-        ledger,
-        execution,
-        ledger.transactions.listTransactionsForExecution(executionId),
-      ),
-      fills: ledger.fills.listFills({ executionId }),
-    }
-  }
-  const track = (executionId: number, run: Promise<ExecutionRecord>): Promise<ExecutionOutcome> => {
-    inFlight.set(executionId, run)
-    return run.finally(() => inFlight.delete(executionId)).then(() => outcome(executionId))
-  }
-
-  /** The execution an intent already has, followed: an intent is executed at most once. */
-  const follow = (intentId: string) => {
-    const existing = ledger.executions.getExecutionByIntent(intentId)
-    if (!existing) return undefined
-    const running = inFlight.get(existing.id)
-    const done = running ? running.then(() => outcome(existing.id)) : Promise.resolve(outcome(existing.id))
-    return { executionId: existing.id, created: false, done }
-  }
+  const chainOf = (chainId: number) => chainIn(chains, chainId)
 
   const engine: Engine = {
     chains,
     settings,
     async recover(options = {}) {
       start()
+      await settlement.settleNow()
       const run = recoverExecutions(context, chains, options)
       recovering.add(run)
       return run.finally(() => recovering.delete(run))
@@ -279,109 +171,160 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
           remedy:
             'submit the intent to an engine that runs (a new createEngine, or the daemon once it is started again)',
         })
-      const existing = follow(intent.intentId)
+      const existing = executions.follow(intent.intentId)
       if (existing) return existing
       const chain = chainOf(intent.chainId)
       start()
-      const instrument = await context.resolveInstrument(
-        intent,
-        options.signal ? { signal: options.signal } : {},
-      )
-      const checked = checkIntent(intent, instrument, chain.asset.decimals)
-      // Another submit of the same intent may have recorded it while this one resolved the ticker.
-      const raced = follow(intent.intentId)
-      if (raced) return raced
-      // Committed with the other intents of this moment (one fsync for a burst), before any work.
-      const execution = await ledger
-        .commitSoon(() =>
-          ledger.executions.createExecution({
-            intentId: checked.intentId,
-            chainId: checked.chainId,
-            ticker: checked.ticker,
-            exchange: checked.exchange,
-            side: checked.side,
-            amountIn: checked.amountIn,
-            amountType: checked.amountType,
-            limitPrice: checked.limitPrice,
-            strategy: checked.strategy,
-          }),
-        )
-        .catch((error: unknown) => {
-          // The same intent submitted twice in one moment: the first recorded it; follow that one.
-          if (error instanceof ExecutionStateError && error.code === 'DUPLICATE_INTENT') return undefined
-          throw error
-        })
-      if (!execution) {
-        const first = follow(intent.intentId)
+      const execution = await recordIntent(context, ledger, chain, intent, options)
+      if (execution === 'recorded by another submit') {
+        const first = executions.follow(intent.intentId)
         if (first) return first
         throw new Error(`intent ${intent.intentId}: recorded by another submit, then not found`)
       }
-      const created = ledger.executions.listExecutionEvents(execution.id).at(-1)
-      if (created) context.hooks.onTransition?.(created, execution)
       return {
         executionId: execution.id,
         created: true,
-        done: track(execution.id, runExecution(context, chain, execution, options)),
+        done: executions.track(execution.id, runExecution(context, chain, execution, options)),
       }
     },
     async execute(intent, options = {}) {
       const { done } = await engine.submit(intent, options)
       return done
     },
-    async preview(intent, options = {}) {
-      const chain = chainOf(intent.chainId)
-      const signal = options.signal ? { signal: options.signal } : {}
-      const instrument = await context.resolveInstrument(intent, signal)
-      const checked = checkIntent(intent, instrument, chain.asset.decimals)
-      const [reply, marketPrice] = await Promise.all([
-        getRouterQuote(service, routerQuoteParametersOf(checked, chain, instrument), signal),
-        context.marketPrice(instrument, signal),
-      ])
-      const minValidityMs = minimumValidity(context, chain, context.now())
-      const verdict = await guardQuote({
-        intent: checked,
-        instrument,
-        chain,
-        reply,
-        marketPrice,
-        settings,
-        minValidityMs,
-        now: context.now,
-      })
-      const notional = reply.quote.isBuy ? reply.quote.amountInUsed : reply.quote.amountOut
-      const killSwitch = ledger.risk.killSwitch()
-      const approvals = await planApprovals(
-        chain.publicClient,
-        approvalParametersOf(chain, pickWallet(chain), reply.quote, settings.approvalPolicy),
-        signal,
-      )
-      return {
-        instrument,
-        reply,
-        verdict,
-        riskProblem: checkRiskLimits(
-          ledger,
-          settings.risk,
-          chain.chainId,
-          toNotional(notional, chain.asset.decimals),
-          context.now(),
-          chain.asset.symbol,
-        ),
-        halted: killSwitch.halted ? killSwitch.reason : undefined,
-        approvals,
-        minValidityMs,
-      }
-    },
-    outcome,
+    preview: (intent, options = {}) => previewIntent(context, chainOf(intent.chainId), intent, options),
+    outcome: executions.outcome,
     cancel: (executionId, reason) => cancelExecution(context, executionId, reason),
     async close() {
       closed = true
-      await Promise.allSettled([...inFlight.values(), ...recovering])
-      const wallets = [...chains.values()].flatMap((chain) => chain.wallets)
-      await Promise.all(wallets.map((wallet) => wallet.pipeline.onIdle()))
-      await Promise.all(wallets.map((wallet) => wallet.transactions.stop()))
-      await Promise.all([...chains.values()].map((chain) => chain.blocks.stop()))
+      await Promise.allSettled([executions.idle(), ...recovering])
+      await stopChains(chains)
+      // What the managers recorded last is settled before the ledger closes.
+      await settlement.settleNow()
+      await settlement.stop()
     },
   }
   return engine
+}
+
+/** The configured chain `chainId`; throws {@link EngineError} `UNKNOWN_CHAIN`. */
+function chainIn(chains: ReadonlyMap<number, ChainRuntime>, chainId: number): ChainRuntime {
+  const chain = chains.get(chainId)
+  if (!chain)
+    throw new EngineError({
+      code: 'UNKNOWN_CHAIN',
+      shortMessage: `Chain ${chainId} is not configured: configured chains are ${[...chains.keys()].join(', ')}.`,
+      remedy: 'trade on one of the configured chains, or add this one to the configuration\'s "chains"',
+      details: { chainId },
+    })
+  return chain
+}
+
+/** Each wallet's queue drained, then its transaction manager and each chain's block watcher stopped. */
+async function stopChains(chains: ReadonlyMap<number, ChainRuntime>): Promise<void> {
+  const wallets = [...chains.values()].flatMap((chain) => chain.wallets)
+  await Promise.all(wallets.map((wallet) => wallet.pipeline.onIdle()))
+  await Promise.all(wallets.map((wallet) => wallet.transactions.stop()))
+  await Promise.all([...chains.values()].map((chain) => chain.blocks.stop()))
+}
+
+/**
+ * Builds each wallet's transaction manager: the engine's settlement loop is told when it recorded
+ * outcomes, its held quotes go before inclusions, its events go to the log and the caller.
+ */
+function managerFactory(
+  context: EngineContext,
+  parameters: CreateEngineParameters,
+  engine: { settle: () => void; chainOf: (chainId: number) => ChainRuntime },
+): Parameters<typeof createChainRuntimes>[0]['createManager'] {
+  return (runtime, wallet) =>
+    createTransactionManager({
+      chainId: runtime.chainId,
+      ledger: parameters.ledger,
+      account: wallet.account,
+      publicClient: runtime.publicClient,
+      walletClient: wallet.walletClient,
+      blocks: runtime.blocks,
+      settings: runtime.transactionSettings,
+      onOutcomesRecorded: engine.settle,
+      timeToLandMs: () => minimumValidity(context, engine.chainOf(runtime.chainId), context.now()),
+      beforeInclusions: () => context.quoteWindows.passed(),
+      dryRun: context.settings.dryRun,
+      now: context.now,
+      onEvent: (event) => {
+        logManagerEvent(context, runtime.chainId, event)
+        parameters.onTransactionEvent?.(runtime.chainId, event)
+      },
+      onStep: ({ step, tx }) => context.hooks.onStep?.({ step, ...transactionStepOf(tx) }),
+    })
+}
+
+/** The context every part of the engine is built over. */
+function engineContextOf(parameters: CreateEngineParameters, settings: EngineSettings): EngineContext {
+  const { ledger, service } = parameters
+  return {
+    ledger,
+    service,
+    settings,
+    resolveInstrument: createInstrumentResolver(service),
+    // A caller's source owns its freshness (the daemon's price cache); the engine's own fetch is
+    // cached for marketPriceMaxAgeMs, so the deviation guard does not cost a request per execution.
+    marketPrice:
+      parameters.marketPrice ??
+      cachedMarketPrice(serviceMarketPrice(service), { maxAgeMs: settings.marketPriceMaxAgeMs }),
+    now: parameters.now ?? Date.now,
+    hooks: parameters.hooks ?? {},
+    logger: parameters.logger,
+    settlements: createSettlementWaiters(),
+    executionControls: new Map(),
+    admission: createQuoteAdmission({ ceiling: settings.maxQuotesInFlight }),
+    quoteWindows: createQuoteWindows({
+      maxWaitMs: settings.maxInclusionDelayMs,
+      onWaited: (wait) => parameters.hooks?.onInclusionWait?.(wait),
+    }),
+  }
+}
+
+function transactionStepOf(tx: TransactionRecord) {
+  return { executionId: tx.executionId, chainId: tx.chainId, kind: tx.kind, hash: tx.hash, nonce: tx.nonce }
+}
+
+/**
+ * Checks an intent against its instrument and records it as a new execution, committed with the
+ * other intents of this moment (one fsync for a burst), before any work. Another submit of the same
+ * intent may have recorded it meanwhile (while this one resolved the ticker, or in the same moment):
+ * then that one is to be followed.
+ */
+async function recordIntent(
+  context: EngineContext,
+  ledger: Ledger,
+  chain: ChainRuntime,
+  intent: SwapIntent,
+  options: { signal?: AbortSignal | undefined },
+): Promise<ExecutionRecord | 'recorded by another submit'> {
+  const instrument = await context.resolveInstrument(intent, options.signal ? { signal: options.signal } : {})
+  const checked = checkIntent(intent, instrument, chain.asset.decimals)
+  if (ledger.executions.getExecutionByIntent(intent.intentId)) return 'recorded by another submit'
+  const execution = await ledger
+    .commitSoon(() =>
+      ledger.executions.createExecution({
+        intentId: checked.intentId,
+        chainId: checked.chainId,
+        ticker: checked.ticker,
+        exchange: checked.exchange,
+        side: checked.side,
+        amountIn: checked.amountIn,
+        amountType: checked.amountType,
+        limitPrice: checked.limitPrice,
+        strategy: checked.strategy,
+      }),
+    )
+    .catch((error: unknown) => {
+      // The same intent submitted twice in one moment: the first recorded it; follow that one.
+      if (error instanceof ExecutionStateError && error.code === 'DUPLICATE_INTENT') return undefined
+      throw error
+    })
+  if (!execution) return 'recorded by another submit'
+  const created = ledger.executions.listExecutionEvents(execution.id).at(-1)
+  if (created) context.hooks.onTransition?.(created, execution)
+  return execution
 }

@@ -5,6 +5,7 @@ export * from './chainRuntime.js'
 export * from './checkRiskLimits.js'
 export type {
   EngineContext,
+  EngineHookFunctions,
   EngineHooks,
   EngineLogger,
   EngineStageEvent,
@@ -17,8 +18,10 @@ export { decodeSignedTransaction, dryRunSimulation, isDryRunEnd } from './dryRun
 export * from './errors.js'
 export * from './guardQuote.js'
 export * from './intent.js'
+export { serviceMarketPrice } from './marketPrice.js'
 export * from './planApprovals.js'
 export * from './recoverExecutions.js'
 export * from './resolveInstrument.js'
 export * from './settings.js'
+export { readStoredQuote, type StoredQuote } from './storedQuote.js'
 export type { ChainRuntime, GuardChain, InclusionWait, Instrument, InstrumentResolver } from './types.js'

@@ -1,25 +1,33 @@
-import { type Address, encodeFunctionData, type Hex } from 'viem'
+import type { Hex } from 'viem'
 import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/getRouterQuote.js'
 import { ServiceBadRequestError, ServiceNotFoundError } from '../api/errors.js'
-import { toSignedQuoteStruct } from '../api/quoteStruct.js'
-import { type AllowanceLayout, allowanceSlotOf } from '../chain/allowanceSlot.js'
-import { readAllowance } from '../chain/erc20.js'
-import { executorAbi } from '../chain/executorAbi.js'
-import { type SimulateExecuteReturnType, simulateExecute } from '../chain/simulateExecute.js'
+import type { SimulateExecuteReturnType } from '../chain/simulateExecute.js'
+import type { Price } from '../domain/units.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import { toNotional } from '../store/risk.js'
 import { failpoint } from '../transactions/index.js'
 import { minimumValidity } from './chainRuntime.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'
-import { givenAmountText } from './givenAmount.js'
-import { guardQuote } from './guardQuote.js'
+import { type GuardVerdict, guardQuote } from './guardQuote.js'
 import type { CheckedIntent } from './intent.js'
 import { riskProblemOf } from './pendingQuote.js'
-import { type AllowanceReading, approvalTarget, readAllowanceState } from './planApprovals.js'
+import type { AllowanceReading } from './planApprovals.js'
 import { routerQuoteParametersOf } from './quoteRequest.js'
+import {
+  readAllowanceAhead,
+  type SimulatedWithApproval,
+  simulateWithApproval,
+} from './simulateWithApproval.js'
 import { storedQuoteOf } from './storedQuote.js'
-import type { ChainRuntime, ChainWallet, Instrument, PendingQuote, QuoteWindow } from './types.js'
+import type {
+  ChainRuntime,
+  ChainWallet,
+  Instrument,
+  PendingQuote,
+  QuoteSource,
+  QuoteWindow,
+} from './types.js'
 
 /** An execution ready for the wallet's critical section: its quote guarded, its execute simulated. */
 export type PreparedExecution = {
@@ -46,14 +54,33 @@ export type PrepareOutcome =
   | { ok: true; prepared: PreparedExecution }
   | { ok: false; requote: string; dropped: PendingQuote | undefined }
 
+/** The execution stage one prepares, and what it needs to ask for its quote. */
+export type PrepareParameters = {
+  /** In the state it was left in (`intent`, a dropped quote's `quoted`, `approving`): it passes `quoting` when its quote arrives. */
+  execution: ExecutionRecord
+  /** Why a quote is requested (the `quoting` move's reason). */
+  why: string
+  /** The quote dropped before this one, not written yet: written with this one. */
+  earlier: PendingQuote | undefined
+  intent: CheckedIntent
+  instrument: Instrument
+  attempt: number
+  signal: AbortSignal | undefined
+  /** Opened when the quote arrives: inclusions wait while it is held (quoteWindows.ts). */
+  window?: QuoteWindow | undefined
+}
+
+/** A dropped quote: a new one is asked for (why). */
+type Requote = Extract<PrepareOutcome, { ok: false }>
+
 /**
  * Stage one of an execution, concurrent with other executions of the chain and wallet: the router
  * quote (with the market price from the cache and the allowance on chain beside it), the risk
  * check and the move to `quoted` in one write, the guard, and ONE simulation of the execute with
  * the allowance it will have once its approval (not yet signed) lands, as a state override of the
- * token's allowance slot. Nothing is signed here. A stop for good throws {@link ExecutionStop}; a
- * quote that dropped for time (or for an allowance our own transactions are still bringing) asks
- * for a re-quote while attempts remain.
+ * token's allowance slot (simulateWithApproval.ts). Nothing is signed here. A stop for good throws
+ * {@link ExecutionStop}; a quote that dropped for time (or for an allowance our own transactions
+ * are still bringing) asks for a re-quote while attempts remain.
  *
  * @example
  * const outcome = await prepareExecution(context, chain, wallet, { execution, intent, instrument, attempt: 1, signal })
@@ -63,23 +90,9 @@ export async function prepareExecution(
   context: EngineContext,
   chain: ChainRuntime,
   wallet: ChainWallet,
-  parameters: {
-    /** In the state it was left in (`intent`, a dropped quote's `quoted`, `approving`): it passes `quoting` when its quote arrives. */
-    execution: ExecutionRecord
-    /** Why a quote is requested (the `quoting` move's reason). */
-    why: string
-    /** The quote dropped before this one, not written yet: written with this one. */
-    earlier: PendingQuote | undefined
-    intent: CheckedIntent
-    instrument: Instrument
-    attempt: number
-    signal: AbortSignal | undefined
-    /** Opened when the quote arrives: inclusions wait while it is held (quoteWindows.ts). */
-    window?: QuoteWindow | undefined
-  },
+  parameters: PrepareParameters,
 ): Promise<PrepareOutcome> {
-  const { settings } = context
-  const { intent, instrument, attempt, signal } = parameters
+  const { intent, instrument, signal } = parameters
   const token = intent.side === 'buy' ? chain.asset.address : instrument.tokenAddress
   const requestedAt = context.now()
   context.hooks.onStage?.({
@@ -91,12 +104,62 @@ export async function prepareExecution(
   // its answer is in hand when the quote arrives, and the node has just served a call when the
   // simulation reaches it (a quiet node answers its first call after an idle spell slower).
   const allowanceAhead = readAllowanceAhead(context, chain, wallet, token, signal)
+  const arrival = await quoteBesideMarketPrice(context, chain, parameters, requestedAt)
+  failpoint('quote-received')
+  const { reply, marketPrice } = arrival
+  // Written with the next commit, the critical section's or the stop's (see pendingQuote.ts).
+  const quoted = pendingQuoteOf(context, chain, parameters, arrival)
+
+  // The simulation asks the node while the guard checks the signature: the node's time and ours
+  // overlap. Its answer is used only if the guard accepts the quote (it is a read: nothing is sent).
+  // Its request leaves first: begun alone, the guard's synchronous checks ran before the batch of
+  // the turn was flushed, and the question waited for them (about 0.6 ms a quote).
+  const simulated = simulateWithApproval(context, chain, wallet, { reply, token, allowanceAhead, signal })
+  simulated.catch(() => undefined)
+  await chain.sendQueuedReads()
+  const verdict = await guardQuote({
+    intent,
+    instrument,
+    chain,
+    reply,
+    marketPrice,
+    settings: context.settings,
+    minValidityMs: minimumValidity(context, chain, context.now()),
+    now: context.now,
+  })
+  if (!verdict.ok) return requoteOrStopForGuard(context, verdict, parameters.attempt, quoted)
+  // Read here to stop early; checked again in the commit that counts the notional (pendingQuote.ts).
+  const riskProblem = riskProblemOf(context, quoted)
+  if (riskProblem) throw new ExecutionStop('rejected', `risk limit: ${riskProblem}`, { quoted })
+
+  return preparedOrRequote(context, wallet, parameters, { quoted, reply }, await simulated)
+}
+
+/** The router quote and the market price beside it, and when each arrived (Unix ms). */
+type QuoteArrival = {
+  reply: GetRouterQuoteReturnType
+  marketPrice: Price
+  receivedAtMs: number
+  priceReadAt: number
+  requestedAt: number
+}
+
+/**
+ * Asks for the router quote and the market price together. The quote's clock starts when it
+ * arrives, even if the market price beside it is still on its way (the price cache asks ahead, so
+ * that is rare: the first quote, or after a quiet spell): its window opens and its stage is told then.
+ */
+async function quoteBesideMarketPrice(
+  context: EngineContext,
+  chain: ChainRuntime,
+  parameters: Pick<PrepareParameters, 'execution' | 'intent' | 'instrument' | 'signal' | 'window'>,
+  requestedAt: number,
+): Promise<QuoteArrival> {
+  const { intent, instrument, signal } = parameters
   let priceReadAt = requestedAt
   let receivedAtMs = requestedAt
-  // The quote's clock starts when it arrives, even if the market price beside it is still on its
-  // way (the price cache asks ahead, so that is rare: the first quote, or after a quiet spell).
   const [reply, marketPrice] = await Promise.all([
-    requestQuote(context, chain, intent, instrument, signal).then((quoted) => {
+    requestQuote(context.service, chain, intent, instrument, signal).then((quoted) => {
       receivedAtMs = context.now()
       parameters.window?.open()
       context.hooks.onStage?.({
@@ -112,10 +175,19 @@ export async function prepareExecution(
       return price
     }),
   ])
-  failpoint('quote-received')
+  return { reply, marketPrice, receivedAtMs, priceReadAt, requestedAt }
+}
+
+/** The quote as it will be written with the execution's next commit: its moves, notional and market price. */
+function pendingQuoteOf(
+  context: EngineContext,
+  chain: ChainRuntime,
+  parameters: Pick<PrepareParameters, 'execution' | 'earlier' | 'why' | 'instrument'>,
+  arrival: QuoteArrival,
+): PendingQuote {
+  const { reply, marketPrice, receivedAtMs, priceReadAt, requestedAt } = arrival
   const notional = reply.quote.isBuy ? reply.quote.amountInUsed : reply.quote.amountOut
-  // Written with the next commit, the critical section's or the stop's (see pendingQuote.ts).
-  const quoted: PendingQuote = {
+  return {
     from: parameters.execution,
     earlier: parameters.earlier,
     why: parameters.why,
@@ -126,228 +198,117 @@ export async function prepareExecution(
       quoteId: reply.quote.quoteId,
       quote: storedQuoteOf(reply, chain.asset.decimals),
       notional: { amount: notional, decimals: chain.asset.decimals },
-      marketPrice: { price: marketPrice, atMs: priceReadAt, fxRate: settings.fxRates[instrument.market] },
+      marketPrice: {
+        price: marketPrice,
+        atMs: priceReadAt,
+        fxRate: context.settings.fxRates[parameters.instrument.market],
+      },
     },
     notional: toNotional(notional, chain.asset.decimals),
     chainId: chain.chainId,
     assetSymbol: chain.asset.symbol,
   }
-  const stop = (to: ExecutionStop['to'], reason: string) => new ExecutionStop(to, reason, { quoted })
+}
 
-  // The simulation asks the node while the guard checks the signature: the node's time and ours
-  // overlap. Its answer is used only if the guard accepts the quote (it is a read: nothing is sent).
-  // Its request leaves first: begun alone, the guard's synchronous checks ran before the batch of
-  // the turn was flushed, and the question waited for them (about 0.6 ms a quote).
-  const simulated = simulateWithApproval(context, chain, wallet, { reply, token, allowanceAhead, signal })
-  simulated.catch(() => undefined)
-  await chain.sendQueuedReads()
-  const verdict = await guardQuote({
-    intent,
-    instrument,
-    chain,
-    reply,
-    marketPrice,
-    settings,
-    minValidityMs: minimumValidity(context, chain, context.now()),
-    now: context.now,
-  })
-  if (!verdict.ok) {
-    const timeRule = verdict.rule === 'validity' || verdict.rule === 'expired'
-    if (timeRule && attempt < settings.maxQuoteAttempts)
-      return {
-        ok: false,
-        requote: `quote ${reply.quote.quoteId} dropped (${verdict.message})`,
-        dropped: quoted,
-      }
-    if (timeRule)
-      throw stop('expired', `no quote with enough validity after ${attempt} attempts: ${verdict.message}`)
-    throw stop('rejected', `guard ${verdict.rule}: ${verdict.message}`)
-  }
-  // Read here to stop early; checked again in the commit that counts the notional (pendingQuote.ts).
-  const riskProblem = riskProblemOf(context, quoted)
-  if (riskProblem) throw stop('rejected', `risk limit: ${riskProblem}`)
+/**
+ * A quote the guard refused: re-quoted while attempts remain when only its time was short
+ * (`validity`, `expired`); otherwise the execution stops (thrown): `expired` once the attempts
+ * are spent, `rejected` for any other rule.
+ */
+function requoteOrStopForGuard(
+  context: EngineContext,
+  verdict: Extract<GuardVerdict, { ok: false }>,
+  attempt: number,
+  quoted: PendingQuote,
+): Requote {
+  const timeRule = verdict.rule === 'validity' || verdict.rule === 'expired'
+  if (timeRule && attempt < context.settings.maxQuoteAttempts)
+    return {
+      ok: false,
+      requote: `quote ${quoted.patch.quoteId} dropped (${verdict.message})`,
+      dropped: quoted,
+    }
+  if (timeRule)
+    throw new ExecutionStop(
+      'expired',
+      `no quote with enough validity after ${attempt} attempts: ${verdict.message}`,
+      { quoted },
+    )
+  throw new ExecutionStop('rejected', `guard ${verdict.rule}: ${verdict.message}`, { quoted })
+}
 
-  const { allowance, data, result, simulation, approveFirst } = await simulated
+/**
+ * Stage one's answer once the guard and the risk limits accepted the quote: prepared with the
+ * simulated gas and its buffer (the configured limit when nothing was simulated), or, when the
+ * simulation failed, a re-quote or a stop ({@link requoteOrStopForSimulation}).
+ */
+function preparedOrRequote(
+  context: EngineContext,
+  wallet: ChainWallet,
+  parameters: Pick<PrepareParameters, 'execution' | 'attempt'>,
+  quote: { quoted: PendingQuote; reply: GetRouterQuoteReturnType },
+  simulated: SimulatedWithApproval,
+): PrepareOutcome {
+  const { settings } = context
+  const { allowance, data, result, simulation, approveFirst } = simulated
   const prepared = {
     execution: parameters.execution,
-    quoted,
-    reply,
+    quoted: quote.quoted,
+    reply: quote.reply,
     data,
     allowance,
     approveFirst,
     simulation,
   }
   if (result === undefined) return { ok: true, prepared: { ...prepared, gas: settings.executeGasLimit } }
-  if (!result.ok) {
-    if (result.errorName === 'QuoteExpired' && attempt < settings.maxQuoteAttempts)
-      return {
-        ok: false,
-        requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}`,
-        dropped: quoted,
-      }
-    // Short of allowance while our own transactions are still landing (no override possible): a
-    // new quote plans again from what has landed by then.
-    if (
-      result.errorName === 'ERC20InsufficientAllowance' &&
-      wallet.transactions.status().pending > 0 &&
-      attempt < settings.maxQuoteAttempts
-    )
-      return {
-        ok: false,
-        requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message} while the wallet's transactions were still landing`,
-        dropped: quoted,
-      }
-    throw stop(
-      result.errorName === 'QuoteExpired' ? 'expired' : 'failed',
-      `the simulation of execute ${result.message}: nothing was sent`,
-    )
-  }
+  if (!result.ok) return requoteOrStopForSimulation(context, wallet, result, parameters.attempt, quote.quoted)
   return {
     ok: true,
     prepared: { ...prepared, gas: result.gas + (result.gas * BigInt(settings.gasBufferBps)) / 10_000n },
   }
 }
 
-/** The allowance on chain and the token's allowance slot, asked for before the quote arrives. */
-type AllowanceAhead = {
-  /** The token's allowance layout when an override will be tried (simulating, overrides on, or a dry run). */
-  layout: Promise<AllowanceLayout | undefined>
-  onChain: Promise<bigint>
-  /** The block watcher's head when the reading was asked for: the reading includes our transactions mined up to it. */
-  atBlock: bigint | undefined
-}
-
 /**
- * Starts the allowance reading for an execution whose quote is being asked for. Both promises are
- * awaited only once the quote is in hand: a quote that never comes leaves their answers (or
- * failures) unread, which is harmless (they are reads).
+ * A simulation of the execute that failed: re-quoted while attempts remain when the quote expired,
+ * or when the allowance fell short while our own transactions are still landing (no override
+ * possible: a new quote plans again from what has landed by then); otherwise the execution stops
+ * (thrown) with nothing sent.
  */
-function readAllowanceAhead(
+function requoteOrStopForSimulation(
   context: EngineContext,
-  chain: ChainRuntime,
   wallet: ChainWallet,
-  token: Address,
-  signal: AbortSignal | undefined,
-): AllowanceAhead {
-  const { settings } = context
-  const owner = wallet.account.address
-  const spender = chain.executorAddress
-  // A dry run sends no approval to simulate after: it tries the override whatever the setting
-  // (a node that refuses overrides just yields no layout).
-  const layout =
-    settings.simulate && (settings.allowanceOverride || settings.dryRun)
-      ? chain.allowanceLayouts.layoutOf(token, owner, spender, { signal })
-      : Promise.resolve(undefined)
-  // Read at the block watcher's head, so that which of our transactions the reading includes is
-  // known exactly (those mined after it still count as pending).
-  const atBlock = wallet.transactions.head()
-  const onChain = readAllowance(
-    chain.publicClient,
-    { token, owner, spender, blockNumber: atBlock },
-    { signal },
-  )
-  layout.catch(() => undefined)
-  onChain.catch(() => undefined)
-  return { layout, onChain, atBlock }
-}
-
-/**
- * ONE simulation of the execute with the allowance it will find, beside the allowance reading
- * asked for with the quote. With the token's allowance slot known, the simulation leaves at once:
- * it overrides the slot with the amount an approval would set, which covers the quote just as the
- * allowance the execute will find does (the reading or our pending approvals cover it, or the
- * approval planned in the critical section will). Without the slot, the execute is simulated after
- * the reading, as is, or not at all when an approval is needed (it goes first then). No simulation
- * (`result` undefined) when simulating is off.
- */
-async function simulateWithApproval(
-  context: EngineContext,
-  chain: ChainRuntime,
-  wallet: ChainWallet,
-  parameters: {
-    reply: GetRouterQuoteReturnType
-    token: Address
-    allowanceAhead: AllowanceAhead
-    signal: AbortSignal | undefined
-  },
-): Promise<{
-  allowance: AllowanceReading
-  data: Hex
-  result: SimulateExecuteReturnType | undefined
-  simulation: string
-  approveFirst: boolean
-}> {
-  const { settings } = context
-  const { reply, token, allowanceAhead, signal } = parameters
-  const owner = wallet.account.address
-  const spender = chain.executorAddress
-  const needed = reply.quote.amountInUsed
-  const target = approvalTarget(needed, settings.approvalPolicy)
-  const struct = toSignedQuoteStruct(reply.quote)
-  const data = encodeFunctionData({
-    abi: executorAbi,
-    functionName: 'execute',
-    args: [struct, reply.signature],
-  })
-  const layout = await allowanceAhead.layout
-  const simulate = (override: bigint | undefined) =>
-    simulateExecute(
-      chain.publicClient,
-      {
-        executor: spender,
-        quote: struct,
-        signature: reply.signature,
-        taker: owner,
-        // Our pending executes spend balances the latest block still shows.
-        blockTag: wallet.transactions.status().pending > 0 ? 'pending' : 'latest',
-        allowance:
-          layout && override !== undefined
-            ? { token, slot: allowanceSlotOf(layout, owner, spender), amount: override }
-            : undefined,
-      },
-      { signal },
-    )
-  const { atBlock } = allowanceAhead
-  const early = layout ? simulate(target) : undefined
-  early?.catch(() => undefined)
-  const onChain = await allowanceAhead.onChain
-  const allowance = await readAllowanceState(
-    chain.publicClient,
-    {
-      token,
-      owner,
-      spender,
-      needed,
-      policy: settings.approvalPolicy,
-      onChain,
-      atBlock,
-      resetFirstTokens: chain.resetFirstTokens,
-    },
-    { signal },
-  )
-  const needsApproval =
-    wallet.transactions.allowanceOutlook(token, spender, onChain, atBlock).atLeast < needed
-  const base = { allowance, data }
-  if (!settings.simulate)
-    return { ...base, result: undefined, simulation: 'not simulated', approveFirst: false }
-  if (!early && needsApproval)
+  result: Extract<SimulateExecuteReturnType, { ok: false }>,
+  attempt: number,
+  quoted: PendingQuote,
+): Requote {
+  const attemptsLeft = attempt < context.settings.maxQuoteAttempts
+  const quoteId = quoted.patch.quoteId
+  if (result.errorName === 'QuoteExpired' && attemptsLeft)
     return {
-      ...base,
-      result: undefined,
-      simulation: settings.dryRun
-        ? "not simulated: it needs its approval, the token's allowance slot is unknown (no override possible) and a dry run sends no approval"
-        : 'to be simulated after its approval (no allowance override)',
-      approveFirst: true,
+      ok: false,
+      requote: `quote ${quoteId} dropped: the simulation ${result.message}`,
+      dropped: quoted,
     }
-  const result = await (early ?? simulate(undefined))
-  const simulation = result.ok
-    ? `simulated${needsApproval ? ` with the allowance of its approval (${givenAmountText(chain.asset, reply.quote, target)})` : ''}, gas ${result.gas}`
-    : `simulation failed: ${result.message}`
-  return { ...base, result, simulation, approveFirst: false }
+  if (
+    result.errorName === 'ERC20InsufficientAllowance' &&
+    wallet.transactions.status().pending > 0 &&
+    attemptsLeft
+  )
+    return {
+      ok: false,
+      requote: `quote ${quoteId} dropped: the simulation ${result.message} while the wallet's transactions were still landing`,
+      dropped: quoted,
+    }
+  throw new ExecutionStop(
+    result.errorName === 'QuoteExpired' ? 'expired' : 'failed',
+    `the simulation of execute ${result.message}: nothing was sent`,
+    { quoted },
+  )
 }
 
+/** Asks the service for the router quote; a request it refuses stops the execution (`rejected`). */
 async function requestQuote(
-  context: EngineContext,
+  service: QuoteSource,
   chain: ChainRuntime,
   intent: CheckedIntent,
   instrument: Instrument,
@@ -355,7 +316,7 @@ async function requestQuote(
 ) {
   try {
     return await getRouterQuote(
-      context.service,
+      service,
       routerQuoteParametersOf(intent, chain, instrument),
       signal ? { signal } : {},
     )

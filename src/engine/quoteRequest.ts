@@ -9,7 +9,7 @@ import type { ChainRuntime, ChainWallet, Instrument } from './types.js'
  * token kind the instrument resolved to.
  *
  * @example
- * await getRouterQuote(service, routerQuoteParametersOf(intent, chain, instrument))
+ * await requestRouterQuote(context.service, routerQuoteParametersOf(intent, chain, instrument))
  */
 export function routerQuoteParametersOf(
   intent: CheckedIntent,

@@ -3,154 +3,280 @@ import {
   decodeFunctionData,
   encodeFunctionData,
   erc20Abi,
+  type Hex,
   isAddressEqual,
   parseTransaction,
-  type TransactionReceipt,
 } from 'viem'
 import { observeInclusion } from '../chain/inclusionTime.js'
 import { fillsFromReceipt } from '../chain/settlementEvents.js'
 import type { OpenAllowanceRecord } from '../store/allowances.js'
 import { type ExecutionRecord, type ExecutionState, isTerminalExecutionState } from '../store/executions.js'
+import type { OutcomeBlock, TransactionOutcome } from '../store/transactionOutcomes.js'
 import type { TransactionRecord } from '../store/transactions.js'
-import type { InclusionBlock, TransactionOutcomeHandler } from '../transactions/types.js'
+import { failpoint } from '../transactions/failpoints.js'
 import { findWallet, walletOf } from './chainWallet.js'
 import type { EngineContext } from './context.js'
 import { announceTransition } from './moveExecution.js'
 import { fillOf, readStoredQuote } from './storedQuote.js'
 import type { ChainRuntime, SettlementWaiters } from './types.js'
 
+/** The engine's settlement loop: see {@link createSettlementLoop}. */
+export type SettlementLoop = {
+  /** Settles every outcome waiting now (and those recorded meanwhile); joins a pass running. */
+  settleNow(): Promise<void>
+  /** Resolves once the pass running (if any) ended; no pass starts afterwards. */
+  stop(): Promise<void>
+}
+
+/** Outcomes settled in one ledger transaction at most: a backlog after a restart goes in slices. */
+const outcomesPerCommit = 500
+
 /**
- * What the engine does when the chain decides about one of its transactions: the handler each
- * chain's transaction manager calls inside the ledger transaction that records the decision. This
- * is where an execution's fill is written and where it ends:
- * - its execute included: the `QuoteExecuted` of its quote becomes a fill, the execution
- *   `confirmed` (or `failed` / `expired` when it reverted); its cancel included: `expired`;
+ * Where an execution's fill is written and where it ends. The transaction managers record what the
+ * chain decided about each transaction (`ledger.transactionOutcomes`, in the commit that moves the
+ * transaction's status); this loop reads those outcomes in order and, for each, in ONE ledger
+ * transaction with the outcome's deletion:
+ * - an execute included: the `QuoteExecuted` of its quote becomes a fill, the execution `confirmed`
+ *   (or `failed` / `expired` when it reverted); its cancel included: `expired`;
  * - a reorg removed it: its fills reversed (once), the execution back to `submitted`;
  * - abandoned (refused by the node, its nonce used by another program): the execution `failed`;
  * - an approval included whose execution ended without an execute: an open allowance.
+ * A kill between the manager's commit and this one leaves the outcome waiting: the next start
+ * settles it (Engine.recover). After each commit the transitions are announced and the executions'
+ * waiters woken.
  *
  * @example
- * const handler = createSettlementHandler(context, () => chain, waiters)
+ * const settlement = createSettlementLoop(context, chainOf, waiters)
+ * manager.onOutcomesRecorded = () => void settlement.settleNow()
  */
-export function createSettlementHandler(
+export function createSettlementLoop(
   context: EngineContext,
-  chainOf: () => ChainRuntime,
+  chains: { ids: () => readonly number[]; of: (chainId: number) => ChainRuntime },
   waiters: SettlementWaiters,
-): TransactionOutcomeHandler {
+): SettlementLoop {
+  let running: Promise<void> | undefined
+  // Set by every call: a pass that began before an outcome was recorded runs once more. The pass
+  // clears `running` in the same step that sees nothing more to do, so no call falls between.
+  let again = false
+  let stopped = false
+  const pass = async () => {
+    try {
+      while (again && !stopped) {
+        again = false
+        const settled = await context.ledger.commitSoon(() => settleWaiting(context, chains))
+        afterCommit(context, chains, waiters, settled)
+        if (settled.count === outcomesPerCommit) again = true
+      }
+    } catch (error) {
+      // A storage fault: the outcomes stay in the ledger for the next start, which settles them.
+      context.logger?.error(
+        { error: String(error) },
+        'could not settle transaction outcomes; they stay recorded',
+      )
+    } finally {
+      running = undefined
+    }
+  }
+  return {
+    settleNow() {
+      if (stopped) return Promise.resolve()
+      again = true
+      running ??= pass()
+      return running
+    },
+    async stop() {
+      stopped = true
+      await running
+    },
+  }
+}
+
+/** What one commit of the settlement loop did, for after the commit. */
+type Settled = {
+  count: number
+  announced: ExecutionRecord[]
+  revocations: OpenAllowanceRecord[]
+  executionIds: Set<number>
+}
+
+/** Inside the ledger transaction: the oldest outcomes waiting, settled and deleted. */
+function settleWaiting(
+  context: EngineContext,
+  chains: { ids: () => readonly number[]; of: (chainId: number) => ChainRuntime },
+): Settled {
   const { ledger } = context
-  const announced: ExecutionRecord[] = []
+  const outcomes = ledger.transactionOutcomes.listOutcomes({
+    chainIds: chains.ids(),
+    limit: outcomesPerCommit,
+  })
+  const settled: Settled = { count: outcomes.length, announced: [], revocations: [], executionIds: new Set() }
+  // A kill here leaves the execute's inclusion recorded and its fill not: recovery settles it.
+  if (outcomes.some((outcome) => outcome.outcome === 'included')) failpoint('outcome-recorded')
+  for (const outcome of outcomes) {
+    const tx = ledger.transactions.getTransaction(outcome.chainId, outcome.txHash)
+    if (tx) {
+      settleOutcome(context, chains.of(outcome.chainId), tx, outcome, settled)
+      if (tx.executionId !== null) settled.executionIds.add(tx.executionId)
+    }
+    ledger.transactionOutcomes.deleteOutcome(outcome.id)
+  }
+  return settled
+}
+
+function afterCommit(
+  context: EngineContext,
+  chains: { of: (chainId: number) => ChainRuntime },
+  waiters: SettlementWaiters,
+  settled: Settled,
+) {
+  for (const record of settled.announced) announceTransition(context, record)
+  for (const executionId of settled.executionIds) waiters.wake(executionId)
+  for (const allowance of settled.revocations)
+    void revokeOpenAllowance(context, chains.of(allowance.chainId), allowance)
+}
+
+/** One outcome's consequences, inside the settlement loop's ledger transaction. */
+function settleOutcome(
+  context: EngineContext,
+  chain: ChainRuntime,
+  tx: TransactionRecord,
+  outcome: TransactionOutcome,
+  settled: Settled,
+) {
+  const { ledger } = context
   const move = (execution: ExecutionRecord, to: ExecutionState, reason: string) => {
     const moved = ledger.executions.transition(execution.id, execution, to, reason)
-    announced.push(moved)
+    settled.announced.push(moved)
     return moved
   }
-  const executionOf = (tx: TransactionRecord) =>
-    tx.executionId === null ? undefined : ledger.executions.getExecution(tx.executionId)
-
-  const revocations: OpenAllowanceRecord[] = []
   const keepOrRevoke = (opened: OpenAllowanceRecord | undefined) => {
-    if (opened && context.settings.openAllowances === 'revoke') revocations.push(opened)
+    if (opened && context.settings.openAllowances === 'revoke') settled.revocations.push(opened)
   }
-
-  return {
-    included(tx, receipt, block) {
-      if (tx.kind === 'approve' && tx.executionId === null) {
-        // Our revoke of an open allowance (approve to zero) is on chain.
-        const call = approveCallOf(tx)
-        if (call && call.amount === 0n && receipt.status === 'success')
-          ledger.allowances.closeOpenAllowances(
-            tx.chainId,
-            call.token,
-            call.spender,
-            'revoked',
-            `approval to zero ${tx.hash} mined in block ${block.number}`,
-          )
-        return
-      }
-      const execution = executionOf(tx)
-      if (!execution) return
-      if (tx.kind === 'approve') {
-        if (isTerminalExecutionState(execution.state))
-          keepOrRevoke(recordOpenAllowance(context, chainOf(), execution, tx))
-        return
-      }
-      if (tx.kind !== 'execute' && tx.kind !== 'cancel') return
-      const chain = chainOf()
-      const quote = readStoredQuote(execution)
-      if (!quote) return
-      const fills =
-        tx.kind === 'execute'
-          ? fillsFromReceipt(receipt, { chainId: chain.chainId, executors: [chain.executorAddress] }).filter(
-              (fill) => fill.quoteId === quote.quoteId && isAddressEqual(fill.taker, tx.from),
-            )
-          : []
-      for (const fill of fills) ledger.fills.recordFill(fillOf(fill, execution, quote, block.timestamp))
-      if (fills.length > 0)
-        // An allowance left open by an earlier execution of this token and spender is spent now.
-        ledger.allowances.closeOpenAllowances(
-          chain.chainId,
-          quote.isBuy ? quote.assetToken : quote.stockToken,
-          chain.executorAddress,
-          'used',
-          `spent by execution ${execution.id} (${tx.hash})`,
-        )
-      if (execution.state !== 'submitted') return
-      const [to, reason] = verdictOf(tx, receipt, block, fills.length > 0, quote.expiresAt)
-      const ended = move(execution, to, reason)
-      // A reverted or cancelled execute spent nothing: its mined approvals leave allowances open.
-      if (to !== 'confirmed')
-        for (const approval of ledger.transactions.listTransactionsForExecution(execution.id))
-          if (
-            approval.kind === 'approve' &&
-            approval.status === 'mined' &&
-            approval.receiptStatus === 'success'
-          )
-            keepOrRevoke(recordOpenAllowance(context, chain, ended, approval))
-      const sentAt = tx.kind === 'execute' ? chain.broadcastTimes.get(tx.hash) : undefined
-      if (sentAt !== undefined) {
-        chain.inclusion = observeInclusion(chain.inclusion, {
-          broadcastAt: sentAt,
-          // Seen by the manager: the wait for held quotes after it is ours, not the chain's.
-          includedAt: block.seenAtMs ?? context.now(),
-        })
-        chain.broadcastTimes.delete(tx.hash)
-      }
-    },
-    reorged(tx, reason) {
-      ledger.fills.reverseFillsOfTransaction(tx.chainId, tx.hash, reason)
-      const execution = executionOf(tx)
+  const execution = tx.executionId === null ? undefined : ledger.executions.getExecution(tx.executionId)
+  switch (outcome.outcome) {
+    case 'included':
+      return settleInclusion(context, chain, { tx, execution, outcome, move, keepOrRevoke })
+    case 'reorged':
+      ledger.fills.reverseFillsOfTransaction(tx.chainId, tx.hash, outcome.reason)
       if (!execution || (tx.kind !== 'execute' && tx.kind !== 'cancel')) return
       if (execution.state === 'confirmed' || execution.state === 'failed' || execution.state === 'expired')
         move(
           execution,
           'submitted',
-          `${tx.kind} ${tx.hash} is no longer on chain: ${reason}; waiting for it to land again`,
+          `${tx.kind} ${tx.hash} is no longer on chain: ${outcome.reason}; waiting for it to land again`,
         )
-    },
-    abandoned(tx, reason) {
-      const execution = executionOf(tx)
+      return
+    case 'abandoned':
       if (execution?.state !== 'submitted') return
       if (tx.kind === 'execute' || tx.kind === 'cancel')
-        move(execution, 'failed', `${tx.kind} ${tx.hash} will never be mined: ${reason}`)
-    },
-    deadlineOf(tx) {
-      if (tx.kind !== 'execute') return undefined
-      const execution = executionOf(tx)
-      const quote = execution ? readStoredQuote(execution) : undefined
-      return quote ? quote.expiresAt * 1000 + context.settings.cancelGraceMs : undefined
-    },
-    settled(tx) {
-      for (const record of announced.splice(0)) announceTransition(context, record)
-      if (tx.executionId !== null) waiters.wake(tx.executionId)
-      for (const allowance of revocations.splice(0)) void revokeOpenAllowance(context, chainOf(), allowance)
-    },
+        move(execution, 'failed', `${tx.kind} ${tx.hash} will never be mined: ${outcome.reason}`)
+      return
   }
+}
+
+/** `tx` is in a block: the revoke it was, the allowance it left open, or its execution's fill and end. */
+function settleInclusion(
+  context: EngineContext,
+  chain: ChainRuntime,
+  parts: {
+    tx: TransactionRecord
+    execution: ExecutionRecord | undefined
+    outcome: Extract<TransactionOutcome, { outcome: 'included' }>
+    move: (execution: ExecutionRecord, to: ExecutionState, reason: string) => ExecutionRecord
+    keepOrRevoke: (opened: OpenAllowanceRecord | undefined) => void
+  },
+) {
+  const { ledger } = context
+  const { tx, execution, move, keepOrRevoke } = parts
+  const { receipt, block } = parts.outcome
+  if (tx.kind === 'approve' && tx.executionId === null) {
+    // Our revoke of an open allowance (approve to zero) is on chain.
+    const call = approveCallOf(tx)
+    if (call && call.amount === 0n && receipt.status === 'success')
+      ledger.allowances.closeOpenAllowances(
+        tx.chainId,
+        call.token,
+        call.spender,
+        'revoked',
+        `approval to zero ${tx.hash} mined in block ${block.number}`,
+      )
+    return
+  }
+  if (!execution) return
+  if (tx.kind === 'approve') {
+    if (isTerminalExecutionState(execution.state))
+      keepOrRevoke(recordOpenAllowance(context, chain, execution, tx))
+    return
+  }
+  if (tx.kind !== 'execute' && tx.kind !== 'cancel') return
+  const quote = readStoredQuote(execution)
+  if (!quote) return
+  const fills = tx.kind === 'execute' ? fillsOfQuote(chain, tx, parts.outcome, quote.quoteId) : []
+  for (const fill of fills) ledger.fills.recordFill(fillOf(fill, execution, quote, block.timestamp))
+  if (fills.length > 0)
+    // An allowance left open by an earlier execution of this token and spender is spent now.
+    ledger.allowances.closeOpenAllowances(
+      chain.chainId,
+      quote.isBuy ? quote.assetToken : quote.stockToken,
+      chain.executorAddress,
+      'used',
+      `spent by execution ${execution.id} (${tx.hash})`,
+    )
+  if (execution.state !== 'submitted') return
+  const [to, reason] = verdictOf(tx, receipt.status, block, fills.length > 0, quote.expiresAt)
+  const ended = move(execution, to, reason)
+  // A reverted or cancelled execute spent nothing: its mined approvals leave allowances open.
+  if (to !== 'confirmed')
+    for (const approval of ledger.transactions.listTransactionsForExecution(execution.id))
+      if (approval.kind === 'approve' && approval.status === 'mined' && approval.receiptStatus === 'success')
+        keepOrRevoke(recordOpenAllowance(context, chain, ended, approval))
+  observeInclusionTime(context, chain, tx, block)
+}
+
+/** The settlements of `quoteId` to `tx`'s sender in an included execute's logs, from the chain's executor only. */
+function fillsOfQuote(
+  chain: ChainRuntime,
+  tx: TransactionRecord,
+  outcome: Extract<TransactionOutcome, { outcome: 'included' }>,
+  quoteId: string,
+) {
+  const { receipt, block } = outcome
+  const logs = receipt.logs.map((log) => ({
+    ...log,
+    topics: log.topics as [Hex, ...Hex[]],
+    blockNumber: block.number,
+    blockHash: block.hash,
+    transactionHash: tx.hash,
+    transactionIndex: 0,
+    removed: false,
+  }))
+  return fillsFromReceipt(
+    { status: receipt.status, logs },
+    { chainId: chain.chainId, executors: [chain.executorAddress] },
+  ).filter((fill) => fill.quoteId === quoteId && isAddressEqual(fill.taker, tx.from))
+}
+
+/** The chain's time to include, learned from an execute this process sent. */
+function observeInclusionTime(
+  context: EngineContext,
+  chain: ChainRuntime,
+  tx: TransactionRecord,
+  block: OutcomeBlock,
+) {
+  const sentAt = tx.kind === 'execute' ? chain.broadcastTimes.get(tx.hash) : undefined
+  if (sentAt === undefined) return
+  chain.inclusion = observeInclusion(chain.inclusion, {
+    broadcastAt: sentAt,
+    // Seen by the manager: the wait for held quotes after it is ours, not the chain's.
+    includedAt: block.seenAtMs ?? context.now(),
+  })
+  chain.broadcastTimes.delete(tx.hash)
 }
 
 /**
  * An execution ended (rejected, failed, expired) after some of its approvals were mined and before
  * its execute was sent: each such approval is recorded as an open allowance, and revoked when the
- * settings say so. Approvals still pending are recorded by the settlement handler once mined.
+ * settings say so. Approvals still pending are recorded by the settlement loop once mined.
  *
  * @example
  * recordOpenAllowancesOf(context, chain, stoppedExecution)
@@ -234,8 +360,8 @@ function approveCallOf(
 
 function verdictOf(
   tx: TransactionRecord,
-  receipt: TransactionReceipt,
-  block: InclusionBlock,
+  receiptStatus: 'success' | 'reverted',
+  block: OutcomeBlock,
   filled: boolean,
   expiresAt: number,
 ): [ExecutionState, string] {
@@ -244,7 +370,7 @@ function verdictOf(
       'expired',
       `execute cancelled by replacement ${tx.hash} in block ${block.number}: it was not mined before the quote expired`,
     ]
-  if (receipt.status === 'reverted')
+  if (receiptStatus === 'reverted')
     return block.timestamp > BigInt(expiresAt)
       ? ['expired', `execute ${tx.hash} reverted in block ${block.number}, mined after the quote expired`]
       : ['failed', `execute ${tx.hash} reverted in block ${block.number}`]
@@ -295,7 +421,7 @@ function recordOpenAllowance(
 }
 
 /**
- * Waiters for executions' ends, woken by the settlement handler after each commit (and, as a
+ * Waiters for executions' ends, woken by the settlement loop after each commit (and, as a
  * safety net, by a periodic look at the ledger).
  *
  * @example

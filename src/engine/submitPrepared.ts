@@ -1,7 +1,8 @@
 import type { Hex } from 'viem'
 import { toSignedQuoteStruct } from '../api/quoteStruct.js'
+import type { SimulateExecuteReturnType } from '../chain/simulateExecute.js'
 import type { ExecutionRecord } from '../store/executions.js'
-import type { TransactionRequest } from '../transactions/types.js'
+import type { SentTransactions, TransactionRequest } from '../transactions/types.js'
 import { claimSigning } from './cancelExecution.js'
 import { minimumValidity } from './chainRuntime.js'
 import type { EngineContext } from './context.js'
@@ -21,6 +22,16 @@ export type SubmitOutcome =
   /** `dropped`: the quote, when it was not written yet (it is, with the next quote's commit). */
   | { ok: false; requote: string; dropped: PendingQuote | undefined }
 
+/** The attempt, and what the execution holds while it quotes. */
+export type SubmitOptions = {
+  attempt: number
+  signal: AbortSignal | undefined
+  /** The execution's place among those quoting: given up once the execute is handed to the node. */
+  ticket?: AdmissionTicket | undefined
+  /** Its hold on the quote, closed with the ticket (or while an approval is awaited first). */
+  window?: QuoteWindow | undefined
+}
+
 /**
  * Stages two and three of an execution. Two, the wallet's critical section (the transaction
  * manager's): the kill switch and the quote's remaining validity checked again, the approvals
@@ -38,50 +49,54 @@ export async function submitPrepared(
   chain: ChainRuntime,
   wallet: ChainWallet,
   prepared: PreparedExecution,
-  options: {
-    attempt: number
-    signal: AbortSignal | undefined
-    /** The execution's place among those quoting: given up once the execute is handed to the node. */
-    ticket?: AdmissionTicket | undefined
-    /** Its hold on the quote, closed with the ticket (or while an approval is awaited first). */
-    window?: QuoteWindow | undefined
-  },
+  options: SubmitOptions,
 ): Promise<SubmitOutcome> {
-  const { ledger, settings } = context
-  const { reply, allowance, data } = prepared
-  let { execution, gas, simulation } = prepared
+  if (!prepared.approveFirst) return signAndSend(context, chain, wallet, prepared, options)
+  // Its approval's inclusion is awaited: nothing for the other inclusions to let pass.
+  options.window?.close()
+  const approved = await approveThenSimulate(context, chain, wallet, prepared, options)
+  if (!approved.ok) return approved
+  const { execution, gas, simulation } = approved
+  return signAndSend(context, chain, wallet, { ...prepared, execution, gas, simulation }, options)
+}
+
+/**
+ * The critical section and the sends: the execute (after the approvals planned now) signed and
+ * committed with the execution's move to `submitted`, then handed to the node. `prepared`: after
+ * its approvals when they went first (`approveFirst`; `approving`, its gas simulated then).
+ */
+async function signAndSend(
+  context: EngineContext,
+  chain: ChainRuntime,
+  wallet: ChainWallet,
+  prepared: PreparedExecution,
+  options: SubmitOptions,
+): Promise<SubmitOutcome> {
+  const { settings } = context
+  const { reply, allowance, data, gas, simulation } = prepared
+  let { execution } = prepared
   const approvedFirst = prepared.approveFirst
-  if (approvedFirst) {
-    // Its approval's inclusion is awaited: nothing for the other inclusions to let pass.
-    options.window?.close()
-    const approved = await approveThenSimulate(context, chain, wallet, prepared, options)
-    if (!approved.ok) return approved
-    ;({ execution, gas, simulation } = approved)
-  }
   let dropped: string | undefined
-  let plan: ApprovalPlan | undefined
   let submitted: ExecutionRecord | undefined
-  const execute: TransactionRequest = { kind: 'execute', to: chain.executorAddress, data, gas }
+  // After its quote's expiry (and a grace for the chain's clock) the manager cancels it at its nonce.
+  const execute: TransactionRequest = {
+    kind: 'execute',
+    to: chain.executorAddress,
+    data,
+    gas,
+    deadlineMs: reply.quote.expiresAt * 1000 + settings.cancelGraceMs,
+  }
   try {
-    const { records, broadcast, handedOver } = await wallet.transactions.sendAll(
-      () => {
-        plan = planNow(wallet, allowance)
-        if (plan.approvals.length > 0 && settings.approvalPolicy.kind === 'unlimited')
-          context.logger?.warn(
-            { chainId: chain.chainId, executionId: execution.id, spender: chain.executorAddress },
-            'approving an unlimited allowance (approvalPolicy unlimited): the executor may spend this token without limit',
-          )
-        return [...plan.approvals.map((approval) => approveRequest(context, approval)), execute]
-      },
+    const signed = await wallet.transactions.sendAll(
+      () => bundleOf(context, chain, wallet, { allowance, executionId: execution.id, execute }),
       {
         executionId: execution.id,
         // Inside the wallet's critical section, right before the nonce: the promise is about now.
         check: () => {
           assertNotHalted(context)
-          const left = reply.quote.expiresAt * 1000 - context.now()
-          const required = minimumValidity(context, chain, context.now())
-          if (left < required) {
-            dropped = `${Math.max(0, Math.round(left))} ms of validity left before signing the execute, ${required} ms required`
+          const shortfall = validityShortfall(context, chain, reply)
+          if (shortfall !== undefined) {
+            dropped = shortfall
             throw new ExecutionStop('expired', dropped)
           }
           // Last: from here the execution is signed, and a cancel is refused.
@@ -90,50 +105,145 @@ export async function submitPrepared(
         alsoInLedger: settings.dryRun
           ? undefined
           : (records) => {
-              // The quote's moves, the risk check and the move to `submitted`: one commit. A limit
-              // breached meanwhile throws here, and nothing of it is stored.
-              const quoted = approvedFirst
-                ? execution
-                : writePendingQuote(context, prepared.quoted, { checkRisk: true })
-              submitted = ledger.executions.transition(
-                execution.id,
-                quoted,
-                'submitted',
-                `${describeSigned(records)} (${simulation}); ${Math.round(reply.quote.expiresAt * 1000 - context.now())} ms of validity left`,
-              )
+              submitted = recordSubmitted(context, prepared, {
+                execution,
+                approvedFirst,
+                records,
+                simulation,
+              })
             },
       },
     )
     if (settings.dryRun)
-      return { ok: true, execution: dryRunEnd(context, chain, prepared, execution, records, simulation) }
-    // Once handed to the node, the next execution may ask for its quote.
-    void handedOver.then(() => {
-      options.ticket?.leave()
-      options.window?.close()
-    })
+      return {
+        ok: true,
+        execution: dryRunEnd(context, chain, prepared, execution, signed.records, simulation),
+      }
     execution = submitted ?? execution
-    announceTransitions(context, execution, approvedFirst ? 1 : 1 + pendingMoves(prepared.quoted))
-    const results = await broadcast
-    const sent = results.at(-1)
-    const executeRecord = records.at(-1)
-    if (sent?.status === 'broadcast' && executeRecord) chain.broadcastTimes.set(executeRecord.hash, sent.atMs)
-    return { ok: true, execution: ledger.executions.getExecution(execution.id) ?? execution }
+    const moves = approvedFirst ? 1 : 1 + pendingMoves(prepared.quoted)
+    return {
+      ok: true,
+      execution: await followBroadcast(context, chain, signed, {
+        execution,
+        moves,
+        ticket: options.ticket,
+        window: options.window,
+      }),
+    }
   } catch (error) {
     if (dropped === undefined || !(error instanceof ExecutionStop)) throw error
-    if (options.attempt < settings.maxQuoteAttempts)
-      return {
-        ok: false,
-        requote: `quote ${reply.quote.quoteId} dropped: ${dropped}`,
-        dropped: approvedFirst ? undefined : prepared.quoted,
-      }
-    throw new ExecutionStop(
-      'expired',
-      `no quote with enough validity after ${options.attempt} attempts: ${dropped}`,
-      {
-        quoted: approvedFirst ? undefined : prepared.quoted,
-      },
-    )
+    return requoteOrExpire(context, options.attempt, {
+      quoteId: reply.quote.quoteId,
+      dropped,
+      quoted: approvedFirst ? undefined : prepared.quoted,
+    })
   }
+}
+
+/**
+ * What the wallet's critical section signs: the approvals planned now, from the reading and the
+ * wallet's pending transactions (an unlimited one is warned about), then the execute.
+ */
+function bundleOf(
+  context: EngineContext,
+  chain: ChainRuntime,
+  wallet: ChainWallet,
+  parameters: { allowance: AllowanceReading; executionId: number; execute: TransactionRequest },
+): TransactionRequest[] {
+  const { allowance, executionId, execute } = parameters
+  const plan = planNow(wallet, allowance)
+  if (plan.approvals.length > 0 && context.settings.approvalPolicy.kind === 'unlimited')
+    context.logger?.warn(
+      { chainId: chain.chainId, executionId, spender: chain.executorAddress },
+      'approving an unlimited allowance (approvalPolicy unlimited): the executor may spend this token without limit',
+    )
+  return [...plan.approvals.map((approval) => approveRequest(context, approval)), execute]
+}
+
+/** Why the quote is too close to its expiry to sign its execute now, or undefined when it is not. */
+function validityShortfall(
+  context: EngineContext,
+  chain: ChainRuntime,
+  reply: PreparedExecution['reply'],
+): string | undefined {
+  const left = reply.quote.expiresAt * 1000 - context.now()
+  const required = minimumValidity(context, chain, context.now())
+  if (left < required)
+    return `${Math.max(0, Math.round(left))} ms of validity left before signing the execute, ${required} ms required`
+  return undefined
+}
+
+/**
+ * The quote's moves, the risk check and the move to `submitted`, in the ledger transaction that
+ * stores the signed bundle: one commit. A limit breached meanwhile throws here, and nothing of it
+ * is stored.
+ */
+function recordSubmitted(
+  context: EngineContext,
+  prepared: PreparedExecution,
+  parameters: {
+    execution: ExecutionRecord
+    approvedFirst: boolean
+    records: readonly { kind: string; hash: Hex; nonce: number }[]
+    simulation: string
+  },
+): ExecutionRecord {
+  const { execution, approvedFirst, records, simulation } = parameters
+  const quoted = approvedFirst ? execution : writePendingQuote(context, prepared.quoted, { checkRisk: true })
+  return context.ledger.executions.transition(
+    execution.id,
+    quoted,
+    'submitted',
+    `${describeSigned(records)} (${simulation}); ${Math.round(prepared.reply.quote.expiresAt * 1000 - context.now())} ms of validity left`,
+  )
+}
+
+/**
+ * After the commit: the execution's place among those quoting and its hold on the quote are given
+ * up once the execute is handed to the node (the next execution may ask for its quote), its moves
+ * are announced, and the execute's broadcast time is noted for the inclusion estimate. Resolves
+ * with the execution as the ledger has it once the bundle is sent.
+ */
+async function followBroadcast(
+  context: EngineContext,
+  chain: ChainRuntime,
+  signed: Pick<SentTransactions, 'records' | 'broadcast' | 'handedOver'>,
+  parameters: {
+    execution: ExecutionRecord
+    /** How many of its last transitions to announce. */
+    moves: number
+    ticket?: AdmissionTicket | undefined
+    window?: QuoteWindow | undefined
+  },
+): Promise<ExecutionRecord> {
+  const { execution } = parameters
+  void signed.handedOver.then(() => {
+    parameters.ticket?.leave()
+    parameters.window?.close()
+  })
+  announceTransitions(context, execution, parameters.moves)
+  const results = await signed.broadcast
+  const sent = results.at(-1)
+  const executeRecord = signed.records.at(-1)
+  if (sent?.status === 'broadcast' && executeRecord) chain.broadcastTimes.set(executeRecord.hash, sent.atMs)
+  return context.ledger.executions.getExecution(execution.id) ?? execution
+}
+
+/**
+ * A quote that aged out in the critical section (nothing signed): a re-quote while attempts
+ * remain, else the execution stops `expired` (thrown). `quoted`: the quote, when not written yet.
+ */
+function requoteOrExpire(
+  context: EngineContext,
+  attempt: number,
+  parameters: { quoteId: string; dropped: string; quoted: PendingQuote | undefined },
+): SubmitOutcome {
+  const { quoteId, dropped, quoted } = parameters
+  if (attempt < context.settings.maxQuoteAttempts)
+    return { ok: false, requote: `quote ${quoteId} dropped: ${dropped}`, dropped: quoted }
+  throw new ExecutionStop('expired', `no quote with enough validity after ${attempt} attempts: ${dropped}`, {
+    quoted,
+  })
 }
 
 /**
@@ -146,12 +256,9 @@ async function approveThenSimulate(
   wallet: ChainWallet,
   prepared: PreparedExecution,
   options: { attempt: number; signal: AbortSignal | undefined },
-): Promise<
-  | { ok: true; execution: ExecutionRecord; gas: bigint; simulation: string }
-  | { ok: false; requote: string; dropped: undefined }
-> {
+): Promise<ApprovedThenSimulated> {
   const { settings } = context
-  const { reply, allowance } = prepared
+  const { reply } = prepared
   // A dry run sends no approval: prepareExecution said why it could not simulate.
   if (settings.dryRun)
     return {
@@ -160,31 +267,8 @@ async function approveThenSimulate(
       gas: settings.executeGasLimit,
       simulation: prepared.simulation,
     }
-  const given = (amount: bigint) => givenAmountText(chain.asset, reply.quote, amount)
-  // The quote is stored before the approvals are signed: `approving` moves from `quoted`.
-  const quoted = context.ledger.atomically(() =>
-    writePendingQuote(context, prepared.quoted, { checkRisk: true }),
-  )
-  announceTransitions(context, quoted, pendingMoves(prepared.quoted))
-  const execution = moveExecution(
-    context,
-    quoted,
-    'approving',
-    `approving ${given(allowance.target)} to the executor ${allowance.spender} (allowance ${given(allowance.onChain)}, needed ${given(allowance.needed)})`,
-  )
-  const { records, broadcast } = await wallet.transactions.sendAll(
-    () => planNow(wallet, allowance).approvals.map((approval) => approveRequest(context, approval)),
-    {
-      executionId: execution.id,
-      check: () => {
-        assertNotHalted(context)
-        claimSigning(context, execution.id, options.signal)
-      },
-    },
-  )
-  const refused = (await broadcast).find((result) => result.status === 'refused')
-  if (refused?.status === 'refused')
-    throw new ExecutionStop('failed', `the node refused approval ${records[0]?.hash}: ${refused.error}`)
+  const execution = moveToApproving(context, chain, prepared)
+  const records = await sendApprovals(context, wallet, prepared.allowance, execution, options.signal)
   const result = await simulateAfterPending(
     chain,
     wallet,
@@ -202,27 +286,101 @@ async function approveThenSimulate(
     },
   )
   const sent = records.map((record) => record.hash).join(', ')
-  if (!result.ok) {
-    if (
-      (result.errorName === 'QuoteExpired' || result.errorName === 'ERC20InsufficientAllowance') &&
-      options.attempt < settings.maxQuoteAttempts
-    )
-      return {
-        ok: false,
-        requote: `quote ${reply.quote.quoteId} dropped: the simulation ${result.message}`,
-        dropped: undefined,
-      }
-    throw new ExecutionStop(
-      result.errorName === 'QuoteExpired' ? 'expired' : 'failed',
-      `the simulation of execute ${result.message}: the execute was not sent; approval ${sent} was (its allowance is recorded as open once mined)`,
-    )
-  }
+  if (!result.ok)
+    return requoteOrStopAfterApproval(context, result, {
+      quoteId: reply.quote.quoteId,
+      sent,
+      attempt: options.attempt,
+    })
   return {
     ok: true,
     execution,
     gas: result.gas + (result.gas * BigInt(settings.gasBufferBps)) / 10_000n,
     simulation: `simulated after approval ${sent}, gas ${result.gas}`,
   }
+}
+
+/** {@link approveThenSimulate}'s answer: the execution `approving` with its simulated gas, or a re-quote. */
+type ApprovedThenSimulated =
+  | { ok: true; execution: ExecutionRecord; gas: bigint; simulation: string }
+  | { ok: false; requote: string; dropped: undefined }
+
+/**
+ * Writes the quote (its moves to `quoting` and `quoted`, the risk limits checked in the same
+ * commit), then moves the execution to `approving`: the quote is stored before the approvals are
+ * signed.
+ */
+function moveToApproving(
+  context: EngineContext,
+  chain: ChainRuntime,
+  prepared: PreparedExecution,
+): ExecutionRecord {
+  const { reply, allowance } = prepared
+  const given = (amount: bigint) => givenAmountText(chain.asset, reply.quote, amount)
+  const quoted = context.ledger.atomically(() =>
+    writePendingQuote(context, prepared.quoted, { checkRisk: true }),
+  )
+  announceTransitions(context, quoted, pendingMoves(prepared.quoted))
+  return moveExecution(
+    context,
+    quoted,
+    'approving',
+    `approving ${given(allowance.target)} to the executor ${allowance.spender} (allowance ${given(allowance.onChain)}, needed ${given(allowance.needed)})`,
+  )
+}
+
+/**
+ * Signs the approvals planned now in the wallet's critical section (the kill switch read, a cancel
+ * refused from then on) and sends them. Throws {@link ExecutionStop} `failed` when the node
+ * refuses one.
+ */
+async function sendApprovals(
+  context: EngineContext,
+  wallet: ChainWallet,
+  allowance: AllowanceReading,
+  execution: ExecutionRecord,
+  signal: AbortSignal | undefined,
+): Promise<SentTransactions['records']> {
+  const { records, broadcast } = await wallet.transactions.sendAll(
+    () => planNow(wallet, allowance).approvals.map((approval) => approveRequest(context, approval)),
+    {
+      executionId: execution.id,
+      check: () => {
+        assertNotHalted(context)
+        claimSigning(context, execution.id, signal)
+      },
+    },
+  )
+  const refused = (await broadcast).find((result) => result.status === 'refused')
+  if (refused?.status === 'refused')
+    throw new ExecutionStop('failed', `the node refused approval ${records[0]?.hash}: ${refused.error}`)
+  return records
+}
+
+/**
+ * The execute's simulation failed after its approvals were sent: a re-quote while attempts remain
+ * when the quote expired or the allowance is still short; otherwise the execution stops (thrown),
+ * the approvals sent (their allowance is recorded as open once mined).
+ */
+function requoteOrStopAfterApproval(
+  context: EngineContext,
+  result: Extract<SimulateExecuteReturnType, { ok: false }>,
+  parameters: { quoteId: string; sent: string; attempt: number },
+): Extract<ApprovedThenSimulated, { ok: false }> {
+  const { quoteId, sent, attempt } = parameters
+  if (
+    (result.errorName === 'QuoteExpired' || result.errorName === 'ERC20InsufficientAllowance') &&
+    attempt < context.settings.maxQuoteAttempts
+  )
+    return {
+      ok: false,
+      requote: `quote ${quoteId} dropped: the simulation ${result.message}`,
+      dropped: undefined,
+    }
+  throw new ExecutionStop(
+    result.errorName === 'QuoteExpired' ? 'expired' : 'failed',
+    `the simulation of execute ${result.message}: the execute was not sent; approval ${sent} was (its allowance is recorded as open once mined)`,
+  )
 }
 
 /** The approvals to sign now: from the reading and the wallet's transactions pending at this moment. */

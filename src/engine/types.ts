@@ -1,10 +1,11 @@
-// The engine's shared types, beside the context (context.ts) and the settings (settings.ts): the
-// chains and wallets it runs on, the instruments it resolves, the quotes it holds, and the parts of
-// its context. Types only, from the layers below the engine: no engine implementation file is
-// imported here, so every file of the engine can import them without closing a circle.
+// The engine's shared types, beside the context (context.ts) and the settings (settings.ts): what
+// it needs of the ledger, the service and the transaction managers (narrow: a test can give small
+// fakes), the chains and wallets it runs on, the instruments it resolves, the quotes it holds, and
+// the parts of its context. Types only, from the layers below the engine: no engine implementation
+// file is imported here, so every file of the engine can import them without closing a circle.
 import type PQueue from 'p-queue'
 import type { Address, Chain, Hex, HttpTransport, LocalAccount, PublicClient, WalletClient } from 'viem'
-import type { CallOptions } from '../api/createServiceClient.js'
+import type { CallOptions, ServiceClient } from '../api/createServiceClient.js'
 import type { AllowanceLayouts } from '../chain/allowanceSlot.js'
 import type { InclusionTimes } from '../chain/inclusionTime.js'
 import type { ExecutorDomain } from '../chain/readExecutorDomain.js'
@@ -12,9 +13,54 @@ import type { ResetFirstTokens } from '../chain/resetFirstTokens.js'
 import type { KnownExecutor } from '../chain/verifyRouterQuote.js'
 import type { ExchangeCode, MarketCode, TokenKind } from '../domain/markets.js'
 import type { ExecutionPatch, ExecutionRecord } from '../store/executions.js'
+import type { Ledger } from '../store/openLedger.js'
 import type { Notional } from '../store/risk.js'
 import type { ChainBlocks } from '../transactions/chainBlocks.js'
 import type { TransactionManager, TransactionManagerSettings } from '../transactions/types.js'
+
+/**
+ * The parts of the ledger the engine reads and writes through its context: executions and their
+ * moves, their transactions, fills, open allowances, the settlement checkpoints, the risk
+ * notional and the kill switch, one write transaction (`atomically`), and the storage fault that
+ * stops everything. A {@link Ledger} is one; add here what the engine comes to need.
+ */
+export type ExecutionStore = Pick<Ledger, 'path' | 'storageFault' | 'atomically' | 'commitSoon'> & {
+  readonly executions: Pick<
+    Ledger['executions'],
+    | 'getExecution'
+    | 'getExecutionByQuoteId'
+    | 'listUnfinishedExecutions'
+    | 'listExecutionEvents'
+    | 'transition'
+  >
+  readonly transactions: Pick<Ledger['transactions'], 'listTransactionsForExecution' | 'getTransaction'>
+  /** What the transaction managers recorded about the chain's decisions, for the settlement loop. */
+  readonly transactionOutcomes: Pick<Ledger['transactionOutcomes'], 'listOutcomes' | 'deleteOutcome'>
+  readonly fills: Pick<Ledger['fills'], 'recordFill' | 'reverseFillsOfTransaction'>
+  readonly allowances: Pick<
+    Ledger['allowances'],
+    'recordOpenAllowance' | 'listOpenAllowances' | 'closeOpenAllowances'
+  >
+  readonly checkpoints: Pick<Ledger['checkpoints'], 'getCheckpoint' | 'advanceCheckpoint'>
+  readonly risk: Pick<Ledger['risk'], 'notionalSince' | 'killSwitch'>
+}
+
+/**
+ * What the engine asks of the service while it runs an execution: its router quote
+ * (`getRouterQuote`, which goes through `request` alone). A {@link ServiceClient} is one.
+ */
+export type QuoteSource = Pick<ServiceClient, 'request'>
+
+/**
+ * What the engine calls of a wallet's transaction manager: wait for its recovery, send (one
+ * transaction or a bundle, signed in its critical section), the allowance its pending
+ * transactions will leave, the block watcher's head, its status, and its start and stop. A
+ * {@link TransactionManager} is one; it stays the only code that signs.
+ */
+export type TransactionSender = Pick<
+  TransactionManager,
+  'ready' | 'send' | 'sendAll' | 'allowanceOutlook' | 'head' | 'status' | 'start' | 'stop'
+>
 
 /** The chain as the guard sees it: what the configuration pins and what the chain reports. */
 export type GuardChain = {
@@ -55,8 +101,8 @@ export type ChainWallet = {
   account: LocalAccount
   /** Never retries: a failed send surfaces at once with the signed transaction still in hand. */
   walletClient: WalletClient<HttpTransport, Chain, LocalAccount>
-  /** The only signer of this wallet on this chain. */
-  transactions: TransactionManager
+  /** The only signer of this wallet on this chain (its transaction manager). */
+  transactions: TransactionSender
   /**
    * Executions in stage one or two at once (quote, guard, simulation, then the wallet's critical
    * section): `pipelineDepth` of them; the wait for a receipt is outside.

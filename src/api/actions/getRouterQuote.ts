@@ -259,7 +259,8 @@ export function checkNaturalAmount(text: string, parameter = 'amountIn'): string
  * if (quote.tokenKind === 'stock' && quote.isBuy) quote.amountOut // StockQuantity
  */
 export async function getRouterQuote(
-  client: ServiceClient,
+  // Only `request` is called: an engine's narrow quote source is a client here.
+  client: Pick<ServiceClient, 'request'>,
   parameters: GetRouterQuoteParameters,
   options?: CallOptions,
 ): Promise<GetRouterQuoteReturnType> {
