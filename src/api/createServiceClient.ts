@@ -1,8 +1,8 @@
 import type { Address } from 'viem'
 import { connectMaker } from './actions/connectMaker.js'
-import { hmacApiKeySigner } from './auth/apiKeySigner.js'
-import { createClockSkew } from './auth/clockSkew.js'
-import { createWalletSession } from './auth/walletSession.js'
+import { type ApiKeySigner, hmacApiKeySigner } from './auth/apiKeySigner.js'
+import { type ClockSkew, createClockSkew } from './auth/clockSkew.js'
+import { createWalletSession, type WalletSession } from './auth/walletSession.js'
 import { permanentConnectionFailureOf, ServiceUnreachableError } from './connectionFailure.js'
 import {
   LoginError,
@@ -18,7 +18,7 @@ import {
   ServiceTransportError,
   ServiceUnavailableError,
 } from './errors.js'
-import { sharedLimiterFor, sleep } from './limiter.js'
+import { type RequestLimiter, sharedLimiterFor, sleep } from './limiter.js'
 import type { CallOptions, ServiceClient, ServiceClientConfig, ServiceRequest } from './serviceClient.js'
 
 export type {
@@ -42,6 +42,36 @@ export type {
  * const chains = await getChains(client)
  */
 export function createServiceClient(config: ServiceClientConfig): ServiceClient {
+  const transport = transportOf(config)
+  const client: ServiceClient = {
+    baseUrl: transport.baseUrl,
+    clock: transport.clock,
+    session: undefined,
+    request,
+  }
+  if (config.wallet) client.session = walletSessionOf(client, config.wallet)
+
+  function request<Data>(request: ServiceRequest<Data>, options: CallOptions = {}): Promise<Data> {
+    return callService(transport, client, request, options)
+  }
+
+  return client
+}
+
+/** What every call of one client shares: its configuration and the settings drawn from it once. */
+type Transport = {
+  config: ServiceClientConfig
+  baseUrl: string
+  doFetch: typeof fetch
+  localNow: () => number
+  clock: ClockSkew
+  signer: ApiKeySigner | undefined
+  limiter: RequestLimiter
+  defaultBudgetMs: number
+  retryBaseDelayMs: number
+}
+
+function transportOf(config: ServiceClientConfig): Transport {
   const baseUrl = config.baseUrl.replace(/\/+$/, '')
   const doFetch = config.fetch ?? fetch
   const localNow = config.now ?? Date.now
@@ -59,153 +89,227 @@ export function createServiceClient(config: ServiceClientConfig): ServiceClient 
     })
   const defaultBudgetMs = config.budgetMs ?? 10_000
   const retryBaseDelayMs = config.retryBaseDelayMs ?? 100
+  return { config, baseUrl, doFetch, localNow, clock, signer, limiter, defaultBudgetMs, retryBaseDelayMs }
+}
 
-  const client: ServiceClient = { baseUrl, clock, session: undefined, request }
-  if (config.wallet) {
-    client.session = createWalletSession({
-      ...config.wallet,
-      login: async (body) => {
-        const { jwt } = await connectMaker(client, {
-          walletAddress: body.wallet_address as Address,
-          chainId: Number(body.chain_id),
-          message: body.message,
-          signature: body.signature,
-        })
-        return jwt
-      },
-    })
+/** A wallet login whose JWT maker calls use: the login itself goes through `client` (connectMaker). */
+function walletSessionOf(
+  client: ServiceClient,
+  wallet: NonNullable<ServiceClientConfig['wallet']>,
+): WalletSession {
+  return createWalletSession({
+    ...wallet,
+    login: async (body) => {
+      const { jwt } = await connectMaker(client, {
+        walletAddress: body.wallet_address as Address,
+        chainId: Number(body.chain_id),
+        message: body.message,
+        signature: body.signature,
+      })
+      return jwt
+    },
+  })
+}
+
+/** One call across its attempts: what they share, and what the failures so far left. */
+type Call<Data> = {
+  request: ServiceRequest<Data>
+  options: CallOptions
+  description: RequestDescription
+  budgetMs: number
+  deadline: number
+  queryPairs: [string, string][]
+  body: string
+  attempt: number
+  reloggedIn: boolean
+  lastError: unknown
+}
+
+/** Attempts `request` until it succeeds, fails for good, or its time budget runs out. */
+async function callService<Data>(
+  transport: Transport,
+  client: ServiceClient,
+  request: ServiceRequest<Data>,
+  options: CallOptions,
+): Promise<Data> {
+  const call = startCall(transport, request, options)
+  for (;;) {
+    call.attempt += 1
+    const remaining = call.deadline - transport.localNow()
+    if (remaining <= 0)
+      throw new ServiceTimeoutError(call.description, call.budgetMs, call.attempt - 1, call.lastError)
+    const { signal, dispose } = combine(options.signal, remaining)
+    let bearer: string | undefined
+    try {
+      // Outside the limiter: a login is itself a request and must not wait for a slot held by us.
+      bearer =
+        request.auth === 'maker' && client.session
+          ? await client.session.jwt(transport.clock.now())
+          : undefined
+      return await attempt(transport, call, bearer, signal)
+    } catch (error) {
+      await afterFailedAttempt(transport, client, call, error, bearer)
+    } finally {
+      dispose()
+    }
   }
+}
 
-  async function request<Data>(request: ServiceRequest<Data>, options: CallOptions = {}): Promise<Data> {
-    const description: RequestDescription = { method: request.method, path: request.path }
-    const budgetMs = options.budgetMs ?? defaultBudgetMs
-    const deadline = localNow() + budgetMs
-    const idempotent = request.method === 'GET'
-    const queryPairs = Object.entries(request.query ?? {}).flatMap(([key, value]): [string, string][] =>
+function startCall<Data>(
+  transport: Transport,
+  request: ServiceRequest<Data>,
+  options: CallOptions,
+): Call<Data> {
+  const budgetMs = options.budgetMs ?? transport.defaultBudgetMs
+  return {
+    request,
+    options,
+    description: { method: request.method, path: request.path },
+    budgetMs,
+    deadline: transport.localNow() + budgetMs,
+    queryPairs: Object.entries(request.query ?? {}).flatMap(([key, value]): [string, string][] =>
       value === undefined ? [] : [[key, String(value)]],
-    )
-    const body = request.body === undefined ? '' : JSON.stringify(request.body)
-    let attempt = 0
-    let reloggedIn = false
-    let lastError: unknown
-    for (;;) {
-      attempt += 1
-      const remaining = deadline - localNow()
-      if (remaining <= 0) throw new ServiceTimeoutError(description, budgetMs, attempt - 1, lastError)
-      const { signal, dispose } = combine(options.signal, remaining)
-      let bearer: string | undefined
-      try {
-        // Outside the limiter: a login is itself a request and must not wait for a slot held by us.
-        bearer =
-          request.auth === 'maker' && client.session ? await client.session.jwt(clock.now()) : undefined
-        const reply = await limiter.schedule(async () => {
-          const headers = await authHeaders(request, queryPairs, body, bearer)
-          return send(request, queryPairs, body, headers, signal)
-        }, signal)
-        return parseReply(reply, request, description)
-      } catch (error) {
-        if (options.signal?.aborted) throw options.signal.reason
-        // The budget cutting an attempt short is not that attempt's failure: a timeout after
-        // transient failures names the last of them as its cause.
-        if (!(isTimeout(error) && lastError !== undefined)) lastError = error
-        if (error instanceof ServiceRateLimitError) limiter.pauseFor(error.retryAfterMs)
-        if (error instanceof ServiceAuthError && bearer && client.session && !reloggedIn) {
-          // The JWT was refused (expired early, server restarted): one fresh login, then retry.
-          client.session.invalidate(bearer)
-          reloggedIn = true
-          continue
-        }
-        // Nothing listening, or no such host: another attempt within the budget would fail the same way.
-        const retryable =
-          idempotent &&
-          !(error instanceof ServiceUnreachableError) &&
-          (error instanceof ServiceTransportError ||
-            error instanceof ServiceUnavailableError ||
-            error instanceof ServiceRateLimitError ||
-            isTimeout(error))
-        if (!retryable)
-          throw isTimeout(error) ? new ServiceTimeoutError(description, budgetMs, attempt, lastError) : error
-        const backoff = Math.random() * Math.min(5_000, retryBaseDelayMs * 2 ** (attempt - 1))
-        const delay = error instanceof ServiceRateLimitError ? Math.max(error.retryAfterMs, backoff) : backoff
-        if (localNow() + delay >= deadline) {
-          throw error instanceof ServiceRateLimitError
-            ? error
-            : new ServiceTimeoutError(description, budgetMs, attempt, lastError)
-        }
-        await sleep(delay, options.signal)
-      } finally {
-        dispose()
-      }
-    }
+    ),
+    body: request.body === undefined ? '' : JSON.stringify(request.body),
+    attempt: 0,
+    reloggedIn: false,
+    lastError: undefined,
   }
+}
 
-  async function authHeaders(
-    request: ServiceRequest<unknown>,
-    query: [string, string][],
-    body: string,
-    bearer: string | undefined,
-  ) {
-    const headers: Record<string, string> = { 'content-type': 'application/json' }
-    if (request.auth === 'public') return headers
-    if (bearer) {
-      headers.authorization = `Bearer ${bearer}`
-      return headers
-    }
-    if (!signer) {
-      throw new ServiceAuthError(
-        401,
-        { shape: 'unrecognized', text: 'no API key configured' },
-        { method: request.method, path: request.path },
-      )
-    }
-    const timestamp = Math.round(clock.now())
-    const makerAddress = request.auth === 'maker' ? config.makerAddress : undefined
-    headers['x-api-key'] = signer.apiKey
-    headers['x-api-timestamp'] = String(timestamp)
-    if (makerAddress) headers['x-maker-addr'] = makerAddress
-    headers['x-api-signature'] = await signer.sign({
-      timestamp,
-      method: request.method,
-      path: request.path,
-      query,
-      makerAddress,
-      body,
-    })
+/** One attempt: a slot of the limiter, the signed request, its reply validated. */
+async function attempt<Data>(
+  transport: Transport,
+  call: Call<Data>,
+  bearer: string | undefined,
+  signal: AbortSignal,
+): Promise<Data> {
+  const { request, queryPairs, body } = call
+  const reply = await transport.limiter.schedule(async () => {
+    const headers = await authHeaders(transport, request, queryPairs, body, bearer)
+    return send(transport, request, queryPairs, body, headers, signal)
+  }, signal)
+  return parseReply(reply, request, call.description)
+}
+
+/**
+ * After a failed attempt: returns when another attempt should follow (after a fresh login, or
+ * after the backoff), else throws what the call fails with.
+ */
+async function afterFailedAttempt(
+  transport: Transport,
+  client: ServiceClient,
+  call: Call<unknown>,
+  error: unknown,
+  bearer: string | undefined,
+): Promise<void> {
+  const { options, description, budgetMs } = call
+  if (options.signal?.aborted) throw options.signal.reason
+  // The budget cutting an attempt short is not that attempt's failure: a timeout after
+  // transient failures names the last of them as its cause.
+  if (!(isTimeout(error) && call.lastError !== undefined)) call.lastError = error
+  if (error instanceof ServiceRateLimitError) transport.limiter.pauseFor(error.retryAfterMs)
+  if (error instanceof ServiceAuthError && bearer && client.session && !call.reloggedIn) {
+    // The JWT was refused (expired early, server restarted): one fresh login, then retry.
+    client.session.invalidate(bearer)
+    call.reloggedIn = true
+    return
+  }
+  if (!isRetryable(error, call.request.method === 'GET'))
+    throw isTimeout(error)
+      ? new ServiceTimeoutError(description, budgetMs, call.attempt, call.lastError)
+      : error
+  const backoff = Math.random() * Math.min(5_000, transport.retryBaseDelayMs * 2 ** (call.attempt - 1))
+  const delay = error instanceof ServiceRateLimitError ? Math.max(error.retryAfterMs, backoff) : backoff
+  if (transport.localNow() + delay >= call.deadline) {
+    throw error instanceof ServiceRateLimitError
+      ? error
+      : new ServiceTimeoutError(description, budgetMs, call.attempt, call.lastError)
+  }
+  await sleep(delay, options.signal)
+}
+
+/** Only idempotent reads are retried, and only after a failure another attempt may not repeat. */
+function isRetryable(error: unknown, idempotent: boolean): boolean {
+  // Nothing listening, or no such host: another attempt within the budget would fail the same way.
+  return (
+    idempotent &&
+    !(error instanceof ServiceUnreachableError) &&
+    (error instanceof ServiceTransportError ||
+      error instanceof ServiceUnavailableError ||
+      error instanceof ServiceRateLimitError ||
+      isTimeout(error))
+  )
+}
+
+async function authHeaders(
+  transport: Transport,
+  request: ServiceRequest<unknown>,
+  query: [string, string][],
+  body: string,
+  bearer: string | undefined,
+) {
+  const { signer, clock, config } = transport
+  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  if (request.auth === 'public') return headers
+  if (bearer) {
+    headers.authorization = `Bearer ${bearer}`
     return headers
   }
-
-  async function send(
-    request: ServiceRequest<unknown>,
-    query: [string, string][],
-    body: string,
-    headers: Record<string, string>,
-    signal: AbortSignal,
-  ) {
-    const search = new URLSearchParams(query).toString()
-    const url = `${baseUrl}${request.path}${search ? `?${search}` : ''}`
-    const sentAt = localNow()
-    let response: Response
-    try {
-      response = await doFetch(url, {
-        method: request.method,
-        headers,
-        signal,
-        ...(request.method === 'POST' ? { body } : {}),
-      })
-    } catch (error) {
-      if (isTimeout(error) || signal.aborted) throw error
-      const description = { method: request.method, path: request.path }
-      // Refused or unknown host: thrown as such so that the retry loop gives up at once.
-      const failure = permanentConnectionFailureOf(error)
-      if (failure) throw new ServiceUnreachableError(description, baseUrl, failure, error)
-      throw new ServiceTransportError(description, baseUrl, error)
-    }
-    const text = await response.text()
-    clock.observe(response.headers.get('date'), sentAt, localNow())
-    return { status: response.status, headers: response.headers, text }
+  if (!signer) {
+    throw new ServiceAuthError(
+      401,
+      { shape: 'unrecognized', text: 'no API key configured' },
+      { method: request.method, path: request.path },
+    )
   }
+  const timestamp = Math.round(clock.now())
+  const makerAddress = request.auth === 'maker' ? config.makerAddress : undefined
+  headers['x-api-key'] = signer.apiKey
+  headers['x-api-timestamp'] = String(timestamp)
+  if (makerAddress) headers['x-maker-addr'] = makerAddress
+  headers['x-api-signature'] = await signer.sign({
+    timestamp,
+    method: request.method,
+    path: request.path,
+    query,
+    makerAddress,
+    body,
+  })
+  return headers
+}
 
-  return client
+async function send(
+  transport: Transport,
+  request: ServiceRequest<unknown>,
+  query: [string, string][],
+  body: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+) {
+  const { baseUrl, localNow, clock } = transport
+  const search = new URLSearchParams(query).toString()
+  const url = `${baseUrl}${request.path}${search ? `?${search}` : ''}`
+  const sentAt = localNow()
+  let response: Response
+  try {
+    response = await transport.doFetch(url, {
+      method: request.method,
+      headers,
+      signal,
+      ...(request.method === 'POST' ? { body } : {}),
+    })
+  } catch (error) {
+    if (isTimeout(error) || signal.aborted) throw error
+    const description = { method: request.method, path: request.path }
+    // Refused or unknown host: thrown as such so that the retry loop gives up at once.
+    const failure = permanentConnectionFailureOf(error)
+    if (failure) throw new ServiceUnreachableError(description, baseUrl, failure, error)
+    throw new ServiceTransportError(description, baseUrl, error)
+  }
+  const text = await response.text()
+  clock.observe(response.headers.get('date'), sentAt, localNow())
+  return { status: response.status, headers: response.headers, text }
 }
 
 function parseReply<Data>(
