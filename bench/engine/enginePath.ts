@@ -73,7 +73,7 @@ export async function openBenchEngine(parameters: {
       makerAddress: account.address,
       // The sandbox's limit per key: the bench runs many wallets on one key.
       requestsPerSecond: 1_000,
-      // As the daemon does (startDaemon.ts).
+      // As the daemon does (src/daemon/lifecycle/engineComponent.ts).
       fetch: createNodeFetch(),
     }),
     account,

@@ -1,5 +1,5 @@
 import { StockrouteError } from '../domain/errors.js'
-import { differingIntentFields, type IntentTrade } from '../engine/differingIntentFields.js'
+import { differingIntentFields, type IntentTrade } from '../engine/index.js'
 import type { ExecutionRecord } from '../store/index.js'
 
 /** The error code of an intent id reused for another trade (`stockroute swap --intent-id`). */

@@ -1,6 +1,6 @@
 import { getAddress, isAddress } from 'viem'
 import { z } from 'zod'
-import type { EngineSettings } from '../engine/settings.js'
+import type { EngineSettings } from '../engine/index.js'
 import type { SandboxConfigFile } from '../sandbox/writeSandboxConfig.js'
 import { notionalDecimals } from '../store/risk.js'
 import {

@@ -1,9 +1,9 @@
 import { getBalance } from 'viem/actions'
 import { readBalance } from '../chain/erc20.js'
-import type { Engine } from '../engine/createEngine.js'
+import type { Engine } from '../engine/index.js'
 import type { Ledger } from '../store/openLedger.js'
+import type { ControlPlane } from './controlApi/controlPlane.js'
 import type { StrategyControl } from './strategyControl.js'
-import type { ControlPlane } from './swapApi/controlPlane.js'
 
 /**
  * The daemon as its control API steers it: cancels go to the engine (which alone knows whether a

@@ -1,9 +1,9 @@
-import type { Engine } from '../engine/createEngine.js'
+import type { Engine } from '../engine/index.js'
 import type { Ledger } from '../store/openLedger.js'
+import type { ExtraRoute } from './controlApi/index.js'
 import type { DaemonMetrics } from './metrics.js'
 import type { Notifier } from './notifications/index.js'
 import type { TickReport } from './strategyRunner.js'
-import type { ExtraRoute } from './swapApi/index.js'
 
 /** What /health reports, kept up to date by the daemon. */
 export type DaemonStatus = {

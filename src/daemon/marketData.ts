@@ -1,8 +1,7 @@
 import { getMarketQuotes } from '../api/actions/getMarketQuotes.js'
 import type { ServiceClient } from '../api/createServiceClient.js'
 import type { MarketCode } from '../domain/markets.js'
-import type { MarketPriceSource } from '../engine/context.js'
-import { serviceMarketPrice } from '../engine/marketPrice.js'
+import { type MarketPriceSource, serviceMarketPrice } from '../engine/index.js'
 import { type MarketPrice, type MarketSymbol, priceKey } from '../strategy/index.js'
 
 export type MarketDataCacheParameters = {

@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import type { EngineHookFunctions } from '../engine/context.js'
+import type { EngineHookFunctions } from '../engine/index.js'
 import type { ExecutionState } from '../store/executions.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionManagerEvent } from '../transactions/types.js'
@@ -45,27 +45,50 @@ export function createDaemonMetrics(
 ): DaemonMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'stockroute_' })
-  const { ledger } = options
-  if (ledger) {
-    const writes = new Histogram({
-      name: 'stockroute_ledger_write_seconds',
-      help: 'How long each ledger write transaction (critical section, receipts and fills) held the JS thread, statements, COMMIT and fsync',
-      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-      registers: [registry],
-    })
-    ledger.onWriteTransaction((ms) => writes.observe(ms / 1000))
-    let counted = 0
-    new Counter({
-      name: 'stockroute_ledger_wal_checkpoints_total',
-      help: 'WAL checkpoints run by the background checkpointer (0 while SQLite checkpoints inside commits)',
-      registers: [registry],
-      collect() {
-        const now = ledger.walCheckpointer?.counts.checkpoints ?? counted
-        this.inc(now - counted)
-        counted = now
-      },
-    })
+  // Registered in this order, which is the order of the exposition.
+  if (options.ledger) countLedgerWrites(registry, options.ledger)
+  const pipeline = pipelineMetrics(registry)
+  const reconciliation = reconciliationMetrics(registry)
+  const transactions = transactionEventMetrics(registry)
+  const inclusions = inclusionWaitMetrics(registry)
+  return {
+    registry,
+    hooks: { ...pipeline, onInclusionWait: inclusions.onInclusionWait },
+    recordTransactionEvent: transactions.record,
+    recordReconciliation: reconciliation.record,
+    render: () => registry.metrics(),
   }
+}
+
+/** `stockroute_ledger_write_seconds` and `stockroute_ledger_wal_checkpoints_total`. */
+function countLedgerWrites(
+  registry: Registry,
+  ledger: Pick<Ledger, 'onWriteTransaction' | 'walCheckpointer'>,
+) {
+  const writes = new Histogram({
+    name: 'stockroute_ledger_write_seconds',
+    help: 'How long each ledger write transaction (critical section, receipts and fills) held the JS thread, statements, COMMIT and fsync',
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  })
+  ledger.onWriteTransaction((ms) => writes.observe(ms / 1000))
+  let counted = 0
+  new Counter({
+    name: 'stockroute_ledger_wal_checkpoints_total',
+    help: 'WAL checkpoints run by the background checkpointer (0 while SQLite checkpoints inside commits)',
+    registers: [registry],
+    collect() {
+      const now = ledger.walCheckpointer?.counts.checkpoints ?? counted
+      this.inc(now - counted)
+      counted = now
+    },
+  })
+}
+
+/** Quotes, drops and outcomes counted, quote to prepared and to broadcast timed: the engine's hooks. */
+function pipelineMetrics(
+  registry: Registry,
+): Pick<EngineHookFunctions, 'onTransition' | 'onStep' | 'onStage'> {
   const quotes = new Counter({
     name: 'stockroute_quotes_total',
     help: 'Router quotes received',
@@ -98,6 +121,42 @@ export function createDaemonMetrics(
     labelNames: ['chain'] as const,
     registers: [registry],
   })
+  const quotedAt = new Map<number, number>()
+  const chainOfExecution = new Map<number, string>()
+  return {
+    onTransition(event, execution) {
+      const chain = String(execution.chainId)
+      if (terminal.includes(event.to)) {
+        executions.inc({ chain, outcome: event.to })
+        quotedAt.delete(execution.id)
+        chainOfExecution.delete(execution.id)
+      }
+    },
+    onStep(step) {
+      if (step.kind !== 'execute' || step.step !== 'broadcast' || step.executionId === null) return
+      const at = quotedAt.get(step.executionId)
+      if (at !== undefined)
+        quoteToBroadcast.observe({ chain: String(step.chainId) }, (Date.now() - at) / 1000)
+    },
+    onStage(event) {
+      const chain = String(event.chainId)
+      // Timed from the quote's arrival (its move to `quoted` is committed later, with the execute).
+      if (event.stage === 'quoteReceived') {
+        quotes.inc({ chain })
+        // A second quote for the same execution: the one before was dropped.
+        if (quotedAt.has(event.executionId)) drops.inc({ chain })
+        quotedAt.set(event.executionId, Date.now())
+        chainOfExecution.set(event.executionId, chain)
+        return
+      }
+      const at = quotedAt.get(event.executionId)
+      if (at !== undefined) quoteToPrepared.observe({ chain }, (Date.now() - at) / 1000)
+    },
+  }
+}
+
+/** The latest reconciliation's discrepancies, and their total since start. */
+function reconciliationMetrics(registry: Registry) {
   const discrepancies = new Gauge({
     name: 'stockroute_reconciliation_discrepancies',
     help: 'Discrepancies found by the latest reconciliation of ledger, chain and service positions',
@@ -108,7 +167,17 @@ export function createDaemonMetrics(
     help: 'Discrepancies found by reconciliations since start',
     registers: [registry],
   })
-  const transactionEvents = {
+  return {
+    record(found: number) {
+      discrepancies.set(found)
+      discrepanciesTotal.inc(found)
+    },
+  }
+}
+
+/** The transaction managers' gap fills, replacements, re-broadcasts and reorgs, per chain. */
+function transactionEventMetrics(registry: Registry) {
+  const counters = {
     'gap-filled': new Counter({
       name: 'stockroute_nonce_gaps_filled_total',
       help: 'Nonce gaps filled with a zero-value self-transfer',
@@ -134,6 +203,16 @@ export function createDaemonMetrics(
       registers: [registry],
     }),
   }
+  return {
+    record(chainId: number, event: TransactionManagerEvent) {
+      if (event.kind in counters)
+        counters[event.kind as keyof typeof counters].inc({ chain: String(chainId) })
+    },
+  }
+}
+
+/** How long the recording of mined transactions waited for held quotes, and how often the wait ran out. */
+function inclusionWaitMetrics(registry: Registry): Pick<EngineHookFunctions, 'onInclusionWait'> {
   const inclusionWaits = new Histogram({
     name: 'stockroute_inclusion_wait_seconds',
     help: 'How long the recording of mined transactions (fills, positions, execution ends) waited for other executions holding a router quote',
@@ -145,53 +224,10 @@ export function createDaemonMetrics(
     help: 'Waits of that recording ended by execution.maxInclusionDelayMs while quotes were still held',
     registers: [registry],
   })
-  const quotedAt = new Map<number, number>()
-  const chainOfExecution = new Map<number, string>()
-
   return {
-    registry,
-    hooks: {
-      onTransition(event, execution) {
-        const chain = String(execution.chainId)
-        if (terminal.includes(event.to)) {
-          executions.inc({ chain, outcome: event.to })
-          quotedAt.delete(execution.id)
-          chainOfExecution.delete(execution.id)
-        }
-      },
-      onStep(step) {
-        if (step.kind !== 'execute' || step.step !== 'broadcast' || step.executionId === null) return
-        const at = quotedAt.get(step.executionId)
-        if (at !== undefined)
-          quoteToBroadcast.observe({ chain: String(step.chainId) }, (Date.now() - at) / 1000)
-      },
-      onStage(event) {
-        const chain = String(event.chainId)
-        // Timed from the quote's arrival (its move to `quoted` is committed later, with the execute).
-        if (event.stage === 'quoteReceived') {
-          quotes.inc({ chain })
-          // A second quote for the same execution: the one before was dropped.
-          if (quotedAt.has(event.executionId)) drops.inc({ chain })
-          quotedAt.set(event.executionId, Date.now())
-          chainOfExecution.set(event.executionId, chain)
-          return
-        }
-        const at = quotedAt.get(event.executionId)
-        if (at !== undefined) quoteToPrepared.observe({ chain }, (Date.now() - at) / 1000)
-      },
-      onInclusionWait(wait) {
-        inclusionWaits.observe(wait.waitedMs / 1000)
-        if (wait.ranOut) inclusionWaitsRanOut.inc()
-      },
+    onInclusionWait(wait) {
+      inclusionWaits.observe(wait.waitedMs / 1000)
+      if (wait.ranOut) inclusionWaitsRanOut.inc()
     },
-    recordTransactionEvent(chainId, event) {
-      if (event.kind in transactionEvents)
-        transactionEvents[event.kind as keyof typeof transactionEvents].inc({ chain: String(chainId) })
-    },
-    recordReconciliation(found) {
-      discrepancies.set(found)
-      discrepanciesTotal.inc(found)
-    },
-    render: () => registry.metrics(),
   }
 }

@@ -1,7 +1,7 @@
 import type { Address } from 'viem'
 import type { ServiceClient } from '../api/createServiceClient.js'
 import type { DaemonSettings } from '../config/daemonConfig.js'
-import type { Engine } from '../engine/createEngine.js'
+import type { Engine } from '../engine/index.js'
 import type { Ledger } from '../store/openLedger.js'
 import { discrepancyEvents } from './discrepancyEvents.js'
 import type { DaemonStatus } from './healthRoutes.js'

@@ -1,7 +1,8 @@
 import type { StockrouteConfig } from '../config/config.js'
 import { engineSettingsOf } from '../config/engineConfig.js'
-import type { Engine } from '../engine/createEngine.js'
+import type { Engine } from '../engine/index.js'
 import type { Ledger } from '../store/openLedger.js'
+import { type ControlServerLogger, startControlServer } from './controlApi/index.js'
 import { createControlPlane } from './createControlPlane.js'
 import { controlRoutes, type DaemonStatus } from './healthRoutes.js'
 import type { MarketDataCache } from './marketData.js'
@@ -10,7 +11,6 @@ import type { Notifier } from './notifications/index.js'
 import { priceBookOf } from './priceBook.js'
 import { prepareControlToken, removeRuntimeFile, writeRuntimeFile } from './runtimeFile.js'
 import type { StrategyControl } from './strategyControl.js'
-import { type ControlServerLogger, startControlServer } from './swapApi/index.js'
 
 /** The daemon's control API, up: its URL and token, and how to close it. */
 export type DaemonApi = {

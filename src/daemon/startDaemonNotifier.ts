@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
 import { ConfigError, type StockrouteConfig } from '../config/config.js'
-import type { Engine } from '../engine/createEngine.js'
+import type { Engine } from '../engine/index.js'
 import type { Ledger } from '../store/openLedger.js'
 import {
   NotificationConfigError,

@@ -1,6 +1,6 @@
 import type { Ledger } from '../store/openLedger.js'
 import { type AnyStrategy, nextCronFireTime } from '../strategy/index.js'
-import type { StrategyStatus } from './swapApi/controlPlane.js'
+import type { StrategyStatus } from './controlApi/controlPlane.js'
 
 /** What one evaluation of a strategy did (kept for `GET /v1/strategies`). */
 export type StrategyRun = NonNullable<StrategyStatus['lastRun']>

@@ -1,7 +1,6 @@
 import { readBalance } from '../chain/erc20.js'
 import { toAssetAmount } from '../domain/units.js'
-import type { Engine } from '../engine/createEngine.js'
-import type { ChainRuntime } from '../engine/types.js'
+import type { ChainRuntime, Engine } from '../engine/index.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { AnyStrategy, CashView, MarketSymbol, PositionView, StrategyInput } from '../strategy/index.js'
 import type { JobLogger } from './jobs/index.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { describeExecution } from '../../src/cli/commands/describeExecution.js'
-import type { ExecutionDetailView } from '../../src/daemon/swapApi/index.js'
+import type { ExecutionDetailView } from '../../src/daemon/controlApi/contract.js'
 
 // `stockroute executions show`: fills in their own units, without 18-decimal noise; a dry run is
 // shown as one, not as a rejection with failed transactions.

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { swapOutcomeOf } from '../../src/cli/commands/swapOutcome.js'
 import { describeSwap, swapResult } from '../../src/cli/commands/swapResult.js'
 import { swapOutcomeOfView } from '../../src/cli/daemon/swapOutcomeOfView.js'
-import { swapExecutionSchema } from '../../src/daemon/swapApi/index.js'
-import { toSwapExecutionView } from '../../src/daemon/swapApi/swapExecutionView.js'
+import { swapExecutionSchema } from '../../src/daemon/controlApi/contract.js'
+import { toSwapExecutionView } from '../../src/daemon/controlApi/views/swapExecutionView.js'
 import { defaultFxRates } from '../../src/domain/quotePrice.js'
 import type { ExecutionOutcome } from '../../src/engine/index.js'
 import type { ExecutionRecord, FillRecord, TransactionRecord } from '../../src/store/index.js'
@@ -200,6 +200,7 @@ describe('swapResult and describeSwap', () => {
       blockHash: null,
       receiptStatus: null,
       error: 'dry run: never broadcast',
+      deadlineMs: null,
       createdAtMs: 0,
       updatedAtMs: 0,
     })

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect } from 'vitest'
-import { createControlPlane } from '../../src/daemon/createControlPlane.js'
-import { createStrategyControl } from '../../src/daemon/strategyControl.js'
-import type { ControlPlane } from '../../src/daemon/swapApi/controlPlane.js'
+import { errorBodySchema } from '../../src/daemon/controlApi/contract.js'
+import type { ControlPlane } from '../../src/daemon/controlApi/controlPlane.js'
 import {
   type ControlServer,
-  errorBodySchema,
   type StartControlServerParameters,
   startControlServer,
-} from '../../src/daemon/swapApi/index.js'
+} from '../../src/daemon/controlApi/index.js'
+import { createControlPlane } from '../../src/daemon/createControlPlane.js'
+import { createStrategyControl } from '../../src/daemon/strategyControl.js'
 import type { AnyStrategy } from '../../src/strategy/index.js'
 import { createTestEngine, engineLedgers, type TestEngineOptions } from './engine.js'
 import { chainWithRouter } from './localChains.js'

@@ -1,4 +1,4 @@
-import type { ExecutionDetailView } from '../../daemon/swapApi/index.js'
+import type { ExecutionDetailView } from '../../daemon/controlApi/contract.js'
 import { formatTokenAmount } from '../../domain/formatTokenAmount.js'
 import { tokenKinds } from '../../domain/markets.js'
 import { effectivePricePerShare } from '../../domain/quotePrice.js'

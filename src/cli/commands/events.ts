@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander'
-import type { LedgerEventView } from '../../daemon/swapApi/index.js'
+import type { LedgerEventView } from '../../daemon/controlApi/contract.js'
 import { type LedgerEventKind, ledgerEventKinds, openLedger } from '../../store/index.js'
 import { findDaemon, requireDaemon } from '../daemon/findDaemon.js'
 import { followDaemonEvents } from '../daemon/followDaemonEvents.js'

@@ -1,13 +1,13 @@
 import { type Command, InvalidArgumentError } from 'commander'
-import { toExecutionDetailView } from '../../daemon/swapApi/executionDetailView.js'
-import { toExecutionView } from '../../daemon/swapApi/executionView.js'
 import {
   cancelReplySchema,
   type ExecutionDetailView,
   type ExecutionView,
   executionDetailSchema,
   executionPageSchema,
-} from '../../daemon/swapApi/index.js'
+} from '../../daemon/controlApi/contract.js'
+import { toExecutionDetailView } from '../../daemon/controlApi/views/executionDetailView.js'
+import { toExecutionView } from '../../daemon/controlApi/views/executionView.js'
 import { StockrouteError } from '../../domain/errors.js'
 import { type ExecutionState, executionStates, openLedger } from '../../store/index.js'
 import { DaemonClientError } from '../daemon/daemonClientError.js'
@@ -48,15 +48,31 @@ type ListOptions = {
  * // stockroute executions --state failed,expired --since 24h --config ./sbx/stockroute.json
  */
 export function registerExecutionsCommand(program: Command) {
-  const executions = withConfig(
-    program
-      .command('executions')
-      // Options after a subcommand are the subcommand's (both have --config): `executions show 4 --config f`.
-      .enablePositionalOptions()
-      .description(
-        'list executions, newest first (show <id>: one in detail; cancel <id>: stop one not signed yet)',
-      ),
-  )
+  const executions = withListFilters(
+    withConfig(
+      program
+        .command('executions')
+        // Options after a subcommand are the subcommand's (both have --config): `executions show 4 --config f`.
+        .enablePositionalOptions()
+        .description(
+          'list executions, newest first (show <id>: one in detail; cancel <id>: stop one not signed yet)',
+        ),
+    ),
+  ).action(listExecutions)
+
+  withConfig(executions.command('show').description('one execution: its timeline, transactions and fills'))
+    .argument('<id>', 'execution id', parseExecutionId)
+    .action(showExecution)
+
+  withConfig(executions.command('cancel').description('cancel an execution the daemon has not signed yet'))
+    .argument('<id>', 'execution id', parseExecutionId)
+    .option('--reason <text>', 'why (default: "operator: stockroute executions cancel")')
+    .action(cancelExecution)
+}
+
+/** The filters of `stockroute executions`. */
+function withListFilters(command: Command): Command {
+  return command
     .option(
       '--state <states>',
       `only these states, comma-separated: ${executionStates.join(', ')}`,
@@ -72,113 +88,126 @@ export function registerExecutionsCommand(program: Command) {
     )
     .option('--until <time>', 'created before: ISO 8601 or an age (30m, 6h, 2d)', parseTimeOption)
     .option('--limit <n>', 'at most this many', parsePositiveInteger, 50)
-    .action(async (options: ListOptions) => {
-      const target = readLedgerTarget(options.config)
-      const found = findDaemon(target)
-      announcePath(found)
-      let rows: ExecutionView[]
-      let more = false
-      if (found.kind === 'daemon') {
-        const reply = await withInterrupt((signal) =>
-          found.client.request('GET', '/v1/executions', {
-            query: {
-              state: options.state?.join(','),
-              chainId: options.chain,
-              ticker: options.ticker,
-              strategy: options.strategy,
-              since: options.since?.toISOString(),
-              until: options.until?.toISOString(),
-              limit: options.limit,
-            },
-            schema: executionPageSchema,
+}
+
+type ExecutionPage = { rows: ExecutionView[]; more: boolean }
+
+/** `stockroute executions`: through the daemon when one runs, else from the ledger read-only. */
+async function listExecutions(options: ListOptions) {
+  const target = readLedgerTarget(options.config)
+  const found = findDaemon(target)
+  announcePath(found)
+  const { rows, more } =
+    found.kind === 'daemon'
+      ? await listFromDaemon(found.client, options)
+      : listFromLedger(target.ledgerPath, options)
+  printResult(options.json, { executions: rows, more }, () => executionTable(rows, more))
+}
+
+async function listFromDaemon(
+  client: ReturnType<typeof requireDaemon>,
+  options: ListOptions,
+): Promise<ExecutionPage> {
+  const reply = await withInterrupt((signal) =>
+    client.request('GET', '/v1/executions', {
+      query: {
+        state: options.state?.join(','),
+        chainId: options.chain,
+        ticker: options.ticker,
+        strategy: options.strategy,
+        since: options.since?.toISOString(),
+        until: options.until?.toISOString(),
+        limit: options.limit,
+      },
+      schema: executionPageSchema,
+      signal,
+    }),
+  )
+  return { rows: reply.executions, more: reply.nextCursor !== null }
+}
+
+function listFromLedger(ledgerPath: string, options: ListOptions): ExecutionPage {
+  const rows = withReadonlyLedger(ledgerPath, (ledger) =>
+    ledger.executions
+      .listExecutions({
+        state: options.state,
+        chainId: options.chain,
+        ticker: options.ticker,
+        strategy: options.strategy,
+        sinceMs: options.since?.getTime(),
+        untilMs: options.until?.getTime(),
+        limit: options.limit,
+      })
+      // As GET /v1/executions shows them: each with its transactions and (live) fills.
+      .map((execution) =>
+        toExecutionView({
+          execution,
+          transactions: ledger.transactions.listTransactionsForExecution(execution.id),
+          fills: ledger.fills.listFills({ executionId: execution.id }),
+        }),
+      ),
+  )
+  return { rows, more: rows.length === options.limit }
+}
+
+/** `stockroute executions show <id>`. */
+async function showExecution(id: number, options: { config: string; json?: boolean }) {
+  const target = readLedgerTarget(options.config)
+  const found = findDaemon(target)
+  announcePath(found)
+  const detail =
+    found.kind === 'daemon'
+      ? await withInterrupt((signal) =>
+          found.client.request('GET', `/v1/executions/${id}`, {
+            schema: executionDetailSchema,
             signal,
           }),
         )
-        rows = reply.executions
-        more = reply.nextCursor !== null
-      } else {
-        rows = withReadonlyLedger(target.ledgerPath, (ledger) =>
-          ledger.executions
-            .listExecutions({
-              state: options.state,
-              chainId: options.chain,
-              ticker: options.ticker,
-              strategy: options.strategy,
-              sinceMs: options.since?.getTime(),
-              untilMs: options.until?.getTime(),
-              limit: options.limit,
-            })
-            // As GET /v1/executions shows them: each with its transactions and (live) fills.
-            .map((execution) =>
-              toExecutionView({
-                execution,
-                transactions: ledger.transactions.listTransactionsForExecution(execution.id),
-                fills: ledger.fills.listFills({ executionId: execution.id }),
-              }),
-            ),
-        )
-        more = rows.length === options.limit
-      }
-      printResult(options.json, { executions: rows, more }, () => executionTable(rows, more))
-    })
+      : readDetail(target.ledgerPath, id)
+  printResult(options.json, detail, () => describeExecution(detail))
+}
 
-  withConfig(executions.command('show').description('one execution: its timeline, transactions and fills'))
-    .argument('<id>', 'execution id', parseExecutionId)
-    .action(async (id: number, options: { config: string; json?: boolean }) => {
-      const target = readLedgerTarget(options.config)
-      const found = findDaemon(target)
-      announcePath(found)
-      const detail =
-        found.kind === 'daemon'
-          ? await withInterrupt((signal) =>
-              found.client.request('GET', `/v1/executions/${id}`, {
-                schema: executionDetailSchema,
-                signal,
-              }),
-            )
-          : readDetail(target.ledgerPath, id)
-      printResult(options.json, detail, () => describeExecution(detail))
-    })
+/** `stockroute executions cancel <id>`: through the daemon only. */
+async function cancelExecution(id: number, options: { config: string; json?: boolean; reason?: string }) {
+  const target = readLedgerTarget(options.config)
+  const client = requireDaemon(
+    target,
+    'Cancelling an execution',
+    "stop all signing with `stockroute halt` (without a daemon nothing is signing: an unfinished execution is taken up again, or ended, by the next start's recovery)",
+  )
+  process.stderr.write(`${client.via}\n`)
+  const reason = options.reason ?? 'operator: stockroute executions cancel'
+  try {
+    const reply = await withInterrupt((signal) =>
+      client.request('POST', `/v1/executions/${id}/cancel`, {
+        body: { reason },
+        schema: cancelReplySchema,
+        signal,
+      }),
+    )
+    printResult(
+      options.json,
+      reply,
+      () => `cancelled: execution ${id} ${reply.execution.state}: ${reply.execution.reason}`,
+    )
+  } catch (error) {
+    if (!(error instanceof DaemonClientError) || error.status !== 409) throw error
+    printCancelRefused(error, id, options.json)
+    process.exitCode = 1
+  }
+}
 
-  withConfig(executions.command('cancel').description('cancel an execution the daemon has not signed yet'))
-    .argument('<id>', 'execution id', parseExecutionId)
-    .option('--reason <text>', 'why (default: "operator: stockroute executions cancel")')
-    .action(async (id: number, options: { config: string; json?: boolean; reason?: string }) => {
-      const target = readLedgerTarget(options.config)
-      const client = requireDaemon(
-        target,
-        'Cancelling an execution',
-        "stop all signing with `stockroute halt` (without a daemon nothing is signing: an unfinished execution is taken up again, or ended, by the next start's recovery)",
-      )
-      process.stderr.write(`${client.via}\n`)
-      const reason = options.reason ?? 'operator: stockroute executions cancel'
-      try {
-        const reply = await withInterrupt((signal) =>
-          client.request('POST', `/v1/executions/${id}/cancel`, {
-            body: { reason },
-            schema: cancelReplySchema,
-            signal,
-          }),
-        )
-        printResult(
-          options.json,
-          reply,
-          () => `cancelled: execution ${id} ${reply.execution.state}: ${reply.execution.reason}`,
-        )
-      } catch (error) {
-        if (!(error instanceof DaemonClientError) || error.status !== 409) throw error
-        const why =
-          error.apiCode === 'ALREADY_SIGNED'
-            ? `a transaction of it is signed, so only the chain can end it now: follow it with \`stockroute executions show ${id}\`, or \`stockroute halt\` to sign nothing more`
-            : `it has finished already (${error.apiMessage ?? error.shortMessage})`
-        printResult(
-          options.json,
-          { cancelled: false, code: error.apiCode, message: error.apiMessage ?? error.shortMessage },
-          () => `not cancelled: execution ${id}: ${why}`,
-        )
-        process.exitCode = 1
-      }
-    })
+/** The daemon's 409 to a cancel: the execution is signed already, or has finished. */
+function printCancelRefused(error: DaemonClientError, id: number, json: boolean | undefined) {
+  const why =
+    error.apiCode === 'ALREADY_SIGNED'
+      ? `a transaction of it is signed, so only the chain can end it now: follow it with \`stockroute executions show ${id}\`, or \`stockroute halt\` to sign nothing more`
+      : `it has finished already (${error.apiMessage ?? error.shortMessage})`
+  printResult(
+    json,
+    { cancelled: false, code: error.apiCode, message: error.apiMessage ?? error.shortMessage },
+    () => `not cancelled: execution ${id}: ${why}`,
+  )
 }
 
 function withReadonlyLedger<T>(ledgerPath: string, read: (ledger: ReturnType<typeof openLedger>) => T): T {

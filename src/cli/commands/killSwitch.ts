@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander'
-import { killSwitchViewSchema } from '../../daemon/swapApi/index.js'
+import { killSwitchViewSchema } from '../../daemon/controlApi/contract.js'
 import { type KillSwitchState, migrationProgressPrinter, openLedger } from '../../store/index.js'
 import type { DaemonClient } from '../daemon/createDaemonClient.js'
 import { announcePath, findDaemon } from '../daemon/findDaemon.js'

@@ -1,5 +1,9 @@
 import type { Command } from 'commander'
-import { type StrategyView, strategyListSchema, strategyViewSchema } from '../../daemon/swapApi/index.js'
+import {
+  type StrategyView,
+  strategyListSchema,
+  strategyViewSchema,
+} from '../../daemon/controlApi/contract.js'
 import { openLedger } from '../../store/index.js'
 import { announcePath, findDaemon, requireDaemon } from '../daemon/findDaemon.js'
 import { type LedgerTarget, readLedgerTarget } from '../daemon/readLedgerTarget.js'

@@ -1,6 +1,10 @@
 import type { Address } from 'viem'
-import { decodeSignedTransaction, type ExecutionOutcome } from '../../engine/index.js'
-import { readStoredQuote, type StoredQuote } from '../../engine/storedQuote.js'
+import {
+  decodeSignedTransaction,
+  type ExecutionOutcome,
+  readStoredQuote,
+  type StoredQuote,
+} from '../../engine/index.js'
 import type { ExecutionRecord, FillRecord, TransactionRecord } from '../../store/index.js'
 
 /**

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { type LedgerEventView, ledgerEventViewSchema } from '../../daemon/swapApi/index.js'
+import { type LedgerEventView, ledgerEventViewSchema } from '../../daemon/controlApi/contract.js'
 import type { DaemonClient } from './createDaemonClient.js'
 import { DaemonClientError } from './daemonClientError.js'
 import { createServerSentEventParser } from './parseServerSentEvents.js'

@@ -1,4 +1,4 @@
-import type { LedgerEventView } from '../../daemon/swapApi/index.js'
+import type { LedgerEventView } from '../../daemon/controlApi/contract.js'
 
 /**
  * One ledger event as one terminal line: id, time, kind, chain and execution, and what happened

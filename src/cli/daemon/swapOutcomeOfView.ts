@@ -1,5 +1,5 @@
 import type { Address, Hex } from 'viem'
-import type { SwapExecutionView } from '../../daemon/swapApi/index.js'
+import type { SwapExecutionView } from '../../daemon/controlApi/contract.js'
 import type { SwapOutcome } from '../commands/swapOutcome.js'
 
 // The schema (swapExecutionSchema) checked every hash and address against its pattern and every

@@ -9,7 +9,7 @@ import {
   type SwapExecutionView,
   swapAcceptedSchema,
   swapExecutionSchema,
-} from '../../daemon/swapApi/index.js'
+} from '../../daemon/controlApi/contract.js'
 import type { ExchangeCode } from '../../domain/markets.js'
 import { formatPrice, parsePrice } from '../../domain/unitStrings.js'
 import type { Price } from '../../domain/units.js'

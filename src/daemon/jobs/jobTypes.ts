@@ -1,5 +1,5 @@
 import type { Address, Client } from 'viem'
-import type { EngineLogger } from '../../engine/context.js'
+import type { EngineLogger } from '../../engine/index.js'
 
 // What the daemon's cron jobs share: a pino-shaped logger and a chain to read from.
 

@@ -1,12 +1,14 @@
-import PQueue from 'p-queue'
-import type { Ledger, NotificationRecord } from '../../store/index.js'
+import type { Ledger } from '../../store/index.js'
 import { type JobLogger, messageOf } from '../jobs/jobTypes.js'
-import { buildSinkRequest } from './buildSinkRequest.js'
-import { type DeliveryOutcome, deliverToSink } from './deliverToSink.js'
 import type { AssetSymbolOf } from './formatNotificationText.js'
 import type { NotificationSink } from './resolveNotificationSinks.js'
-import { retryDelay } from './retryDelay.js'
-import { sinkSubscription } from './sinkSubscription.js'
+import {
+  createSinkRuntime,
+  type DeliverySettings,
+  deliverDueRows,
+  enqueueNewEvents,
+  type SinkRuntime,
+} from './sinkDelivery.js'
 
 export type StartNotifierParameters = {
   /** The daemon's ledger (the notifier writes only small outbox rows, never in the engine's path). */
@@ -62,16 +64,6 @@ export type Notifier = {
   wake(): void
 }
 
-type SinkRuntime = {
-  sink: NotificationSink
-  queue: PQueue
-  subscription: ReturnType<typeof sinkSubscription>
-  lastDeliveredAtMs: number | null
-  lastError: string | null
-  lastErrorAtMs: number | null
-  consecutiveFailures: number
-}
-
 /**
  * Delivers the ledger's events to the sinks, off the engine's path: every `pollMs` it copies new
  * events into each sink's outbox (one transaction per batch, see `ledger.notifications.enqueueNew`)
@@ -93,117 +85,21 @@ type SinkRuntime = {
  */
 export function startNotifier(parameters: StartNotifierParameters): Notifier {
   const { ledger, logger } = parameters
-  const now = parameters.now ?? Date.now
-  const fetch = parameters.fetch ?? globalThis.fetch
-  const pollMs = parameters.pollMs ?? 1_000
-  const maxAttempts = parameters.maxAttempts ?? 10
-  const timeoutMs = parameters.requestTimeoutMs ?? 10_000
-  const backoff = { baseMs: parameters.retry?.baseMs ?? 1_000, maxMs: parameters.retry?.maxMs ?? 300_000 }
-  const maxRetryAfterMs = parameters.maxRetryAfterMs ?? 3_600_000
-  const names = parameters.sinks.map((sink) => sink.name)
-  if (new Set(names).size !== names.length)
-    throw new TypeError(`startNotifier: sink names must be unique (got ${names.join(', ')})`)
-
+  checkSinkNames(parameters.sinks)
   const stopping = new AbortController()
+  const settings = deliverySettingsOf(parameters, stopping.signal)
   let stopped: Promise<void> | undefined
   let timer: NodeJS.Timeout | undefined
-  const runtimes: SinkRuntime[] = parameters.sinks.map((sink) => ({
-    sink,
-    queue: new PQueue({ concurrency: 1 }),
-    subscription: sinkSubscription(sink.events),
-    lastDeliveredAtMs: null,
-    lastError: null,
-    lastErrorAtMs: null,
-    consecutiveFailures: 0,
-  }))
+  const runtimes = parameters.sinks.map(createSinkRuntime)
 
-  /** Copies the sink's new events into its outbox, a bounded number of batches per poll. */
-  const enqueue = (runtime: SinkRuntime): void => {
-    const { kinds, accept } = runtime.subscription
-    for (let batch = 0; batch < 20; batch++) {
-      const result = ledger.notifications.enqueueNew(runtime.sink.name, kinds, { accept })
-      if (result.initialized)
-        logger?.info(
-          { sink: runtime.sink.name, cursor: result.cursor },
-          'notifications: new sink, it receives the events from now on',
-        )
-      if (result.caughtUp) return
-    }
-  }
-
-  const record = (runtime: SinkRuntime, row: NotificationRecord, result: DeliveryOutcome): void => {
-    const fields = { sink: row.sink, eventId: row.eventId, idempotencyKey: row.idempotencyKey }
-    const attempts = row.attempts + 1
-    if (result.outcome === 'delivered') {
-      ledger.notifications.markDelivered(row.id)
-      runtime.lastDeliveredAtMs = now()
-      runtime.consecutiveFailures = 0
-      logger?.debug({ ...fields, status: result.status, attempts }, 'notification delivered')
-      return
-    }
-    if (result.outcome === 'stopped') return
-    runtime.lastError = result.error
-    runtime.lastErrorAtMs = now()
-    runtime.consecutiveFailures += 1
-    if (result.outcome === 'abandon') {
-      ledger.notifications.markAbandoned(row.id, `${result.error} (refused: not retried)`)
-      logger?.error(
-        { ...fields, error: result.error, attempts },
-        "notification refused by the sink and abandoned: check the sink's url, token or chat id",
-      )
-      return
-    }
-    if (attempts >= maxAttempts) {
-      ledger.notifications.markAbandoned(row.id, `${result.error} (gave up after ${attempts} attempts)`)
-      logger?.error(
-        { ...fields, error: result.error, attempts },
-        'notification abandoned after its last attempt',
-      )
-      return
-    }
-    const delayMs =
-      result.retryAfterMs === undefined
-        ? retryDelay(attempts, backoff)
-        : Math.min(result.retryAfterMs, maxRetryAfterMs)
-    ledger.notifications.markFailed(row.id, result.error, now() + delayMs)
-    logger?.warn(
-      { ...fields, error: result.error, attempts, retryInMs: delayMs },
-      'notification failed, will retry',
-    )
-  }
-
-  /** Sends the sink's due rows in order, until none is due or one fails (the later ones wait for it). */
-  const drain = async (runtime: SinkRuntime): Promise<void> => {
-    for (;;) {
-      if (stopping.signal.aborted) return
-      const rows = ledger.notifications.due(now(), { sink: runtime.sink.name, limit: 50 })
-      if (rows.length === 0) return
-      for (const row of rows) {
-        if (stopping.signal.aborted) return
-        const request = buildSinkRequest(runtime.sink, row, {
-          nowMs: now(),
-          assetSymbolOf: parameters.assetSymbolOf,
-        })
-        const result = await deliverToSink({
-          request,
-          fetch,
-          timeoutMs,
-          signal: stopping.signal,
-          nowMs: now(),
-        })
-        record(runtime, row, result)
-        if (result.outcome !== 'delivered') return
-      }
-    }
-  }
-
+  /** Reads each sink's new events and, unless it is busy, queues the sending of its due rows. */
   const tick = (): void => {
     clearTimeout(timer)
     timer = undefined
     if (stopping.signal.aborted) return
     for (const runtime of runtimes) {
       try {
-        enqueue(runtime)
+        enqueueNewEvents(settings, runtime)
       } catch (error) {
         logger?.error(
           { sink: runtime.sink.name, error: messageOf(error) },
@@ -212,7 +108,7 @@ export function startNotifier(parameters: StartNotifierParameters): Notifier {
       }
       if (runtime.queue.size === 0 && runtime.queue.pending === 0)
         runtime.queue
-          .add(() => drain(runtime))
+          .add(() => deliverDueRows(settings, runtime))
           .catch((error: unknown) =>
             logger?.error(
               { sink: runtime.sink.name, error: messageOf(error) },
@@ -220,7 +116,7 @@ export function startNotifier(parameters: StartNotifierParameters): Notifier {
             ),
           )
     }
-    timer = setTimeout(tick, pollMs)
+    timer = setTimeout(tick, settings.pollMs)
   }
 
   const stop = (): Promise<void> => {
@@ -242,27 +138,56 @@ export function startNotifier(parameters: StartNotifierParameters): Notifier {
   return {
     stop,
     wake: tick,
-    status() {
-      const counts = new Map(ledger.notifications.counts().map((row) => [row.sink, row]))
+    status: () => notifierStatus(ledger, runtimes, !stopping.signal.aborted),
+  }
+}
+
+function checkSinkNames(sinks: readonly NotificationSink[]) {
+  const names = sinks.map((sink) => sink.name)
+  if (new Set(names).size !== names.length)
+    throw new TypeError(`startNotifier: sink names must be unique (got ${names.join(', ')})`)
+}
+
+/** The parameters with their defaults, as every sink's delivery reads them. */
+function deliverySettingsOf(
+  parameters: StartNotifierParameters,
+  signal: AbortSignal,
+): DeliverySettings & { pollMs: number } {
+  return {
+    ledger: parameters.ledger,
+    logger: parameters.logger,
+    now: parameters.now ?? Date.now,
+    fetch: parameters.fetch ?? globalThis.fetch,
+    pollMs: parameters.pollMs ?? 1_000,
+    maxAttempts: parameters.maxAttempts ?? 10,
+    timeoutMs: parameters.requestTimeoutMs ?? 10_000,
+    backoff: { baseMs: parameters.retry?.baseMs ?? 1_000, maxMs: parameters.retry?.maxMs ?? 300_000 },
+    maxRetryAfterMs: parameters.maxRetryAfterMs ?? 3_600_000,
+    assetSymbolOf: parameters.assetSymbolOf,
+    signal,
+  }
+}
+
+/** Each sink's outbox counts (one small query) beside its last results. */
+function notifierStatus(ledger: Ledger, runtimes: readonly SinkRuntime[], running: boolean): NotifierStatus {
+  const counts = new Map(ledger.notifications.counts().map((row) => [row.sink, row]))
+  return {
+    running,
+    sinks: runtimes.map((runtime) => {
+      const count = counts.get(runtime.sink.name)
       return {
-        running: !stopping.signal.aborted,
-        sinks: runtimes.map((runtime) => {
-          const count = counts.get(runtime.sink.name)
-          return {
-            name: runtime.sink.name,
-            kind: runtime.sink.kind,
-            pending: count?.pending ?? 0,
-            delivered: count?.delivered ?? 0,
-            abandoned: count?.abandoned ?? 0,
-            oldestPendingAtMs: count?.oldestPendingAtMs ?? null,
-            cursor: count?.cursor ?? null,
-            lastDeliveredAtMs: runtime.lastDeliveredAtMs,
-            lastError: runtime.lastError,
-            lastErrorAtMs: runtime.lastErrorAtMs,
-            consecutiveFailures: runtime.consecutiveFailures,
-          }
-        }),
+        name: runtime.sink.name,
+        kind: runtime.sink.kind,
+        pending: count?.pending ?? 0,
+        delivered: count?.delivered ?? 0,
+        abandoned: count?.abandoned ?? 0,
+        oldestPendingAtMs: count?.oldestPendingAtMs ?? null,
+        cursor: count?.cursor ?? null,
+        lastDeliveredAtMs: runtime.lastDeliveredAtMs,
+        lastError: runtime.lastError,
+        lastErrorAtMs: runtime.lastErrorAtMs,
+        consecutiveFailures: runtime.consecutiveFailures,
       }
-    },
+    }),
   }
 }

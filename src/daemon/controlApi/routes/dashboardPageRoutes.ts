@@ -1,0 +1,106 @@
+import { type DashboardAsset, loadDashboardAssets } from '../../../dashboard/dashboardAssets.js'
+import { loginBodySchema } from '../contract.js'
+import { ControlApiError } from '../errors.js'
+import {
+  type DashboardSessions,
+  expiredSessionCookie,
+  secretsEqual,
+  sessionCookie,
+} from '../http/dashboardSessions.js'
+import { readBody } from '../http/readBody.js'
+import type { ControlReply, ControlRoute } from '../types.js'
+
+/**
+ * The browser's fence: scripts, styles and fetches from this server only, no inline script (a
+ * value that slipped into the page as markup could not run), no framing.
+ */
+const pageHeaders = {
+  'content-security-policy':
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+}
+
+const serve = (asset: DashboardAsset | undefined, name: string): ControlReply => {
+  if (!asset)
+    throw new ControlApiError({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: `The dashboard has no file ${JSON.stringify(name.slice(0, 80))}: open /dashboard/.`,
+    })
+  return { status: 200, headers: { ...pageHeaders, 'content-type': asset.contentType }, body: asset.body }
+}
+
+/**
+ * The dashboard's routes outside `/v1`, served without the token: its static files (they hold no
+ * data; every figure comes from `/v1` routes that need the token or a session), `/` redirecting to
+ * `/dashboard/`, and the login and logout that make and end a session. The login takes the control
+ * API token as JSON (a JSON body cannot come from a cross-site form) and answers an HttpOnly,
+ * SameSite=Strict session cookie and the CSRF token the page keeps in sessionStorage.
+ *
+ * @example
+ * const routes = dashboardPageRoutes({ sessions, bearerToken })
+ */
+export function dashboardPageRoutes(parameters: {
+  sessions: DashboardSessions
+  /** Undefined: the API is open (no token configured), so every login succeeds. */
+  bearerToken: string | undefined
+}): ControlRoute[] {
+  const { sessions, bearerToken } = parameters
+  const assets = loadDashboardAssets()
+  return [
+    {
+      method: 'GET',
+      path: '/',
+      handle: () => ({ status: 302, headers: { location: '/dashboard/' }, body: '' }),
+    },
+    {
+      method: 'GET',
+      path: '/dashboard',
+      handle: () => ({ status: 302, headers: { location: '/dashboard/' }, body: '' }),
+    },
+    { method: 'GET', path: '/dashboard/', handle: () => serve(assets.get('index.html'), 'index.html') },
+    {
+      method: 'GET',
+      path: '/dashboard/:file',
+      handle: (request) => serve(assets.get(request.params.file ?? ''), request.params.file ?? ''),
+    },
+    {
+      method: 'GET',
+      path: '/dashboard/vendor/:file',
+      handle: (request) =>
+        serve(assets.get(`vendor/${request.params.file ?? ''}`), request.params.file ?? ''),
+    },
+    {
+      method: 'POST',
+      path: '/dashboard/login',
+      handle: async (request) => {
+        const { token } = await readBody(request, loginBodySchema, 'Invalid login')
+        if (bearerToken !== undefined && !secretsEqual(token, bearerToken))
+          throw new ControlApiError({
+            status: 401,
+            code: 'UNAUTHORIZED',
+            message: `This is not the control API token: paste the content of <ledger>.control-token (or the variable named by api.tokenEnv).`,
+          })
+        const { sessionId, csrfToken } = sessions.create()
+        return {
+          status: 200,
+          headers: { 'set-cookie': sessionCookie(sessionId), 'cache-control': 'no-store' },
+          body: { csrfToken },
+        }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/dashboard/logout',
+      handle: (request) => {
+        const session = sessions.find(request.headers.cookie)
+        const csrf = request.headers['x-csrf-token']
+        if (session && typeof csrf === 'string' && secretsEqual(csrf, session.csrfToken))
+          sessions.remove(request.headers.cookie)
+        return { status: 200, headers: { 'set-cookie': expiredSessionCookie() }, body: { loggedOut: true } }
+      },
+    },
+  ]
+}

@@ -1,0 +1,37 @@
+import type { StrategyView } from '../contract.js'
+import type { StrategyStatus } from '../controlPlane.js'
+
+const isoTime = (ms: number) => new Date(ms).toISOString()
+
+/**
+ * A strategy's status as the control API shows it: times in ISO 8601.
+ *
+ * @example
+ * toStrategyView(plane.strategies.list()[0])
+ * // { id: 'dca-aapl', kind: 'dca', enabled: true, switched: null, lastRun: { at: '2025-…', submitted: 1, … } }
+ */
+export function toStrategyView(status: StrategyStatus): StrategyView {
+  return {
+    id: status.id,
+    kind: status.kind,
+    enabled: status.enabled,
+    switched:
+      status.switched === null
+        ? null
+        : {
+            enabled: status.switched.enabled,
+            reason: status.switched.reason,
+            at: isoTime(status.switched.atMs),
+          },
+    lastRun:
+      status.lastRun === null
+        ? null
+        : {
+            at: isoTime(status.lastRun.atMs),
+            submitted: status.lastRun.submitted,
+            refused: status.lastRun.refused,
+            error: status.lastRun.error,
+          },
+    nextRunAt: status.nextRunAtMs === null ? null : isoTime(status.nextRunAtMs),
+  }
+}

@@ -1,0 +1,77 @@
+import { createServiceClient } from '../../api/createServiceClient.js'
+import { createNodeFetch } from '../../chain/nodeFetch.js'
+import { engineChainConfigsOf, engineSettingsOf } from '../../config/engineConfig.js'
+import { createEngine, type EngineHookFunctions } from '../../engine/index.js'
+import { transactionEventLine } from '../activity.js'
+import { createMarketDataCache } from '../marketData.js'
+import { createDaemonMetrics } from '../metrics.js'
+import type { DaemonComponent } from './daemonComponent.js'
+import { type DaemonRun, need } from './daemonRun.js'
+
+/**
+ * The engine and what it is built on: the service client (the main wallet as maker), the metrics
+ * its hooks feed, the price cache its guard reads. Its transaction managers' events are counted and
+ * printed (recovery steps as progress). It is closed here only when nothing drained it before:
+ * after a failed start (`executionsInFlightComponent` drains it at a stop).
+ *
+ * @example
+ * const components = [ledgerComponent(run), engineComponent(run), notifierComponent(run)]
+ */
+export function engineComponent(run: DaemonRun): DaemonComponent {
+  return {
+    name: 'engine',
+    async start() {
+      const config = need(run, 'config')
+      const ledger = need(run, 'ledger')
+      const wallets = need(run, 'wallets')
+      const service = createServiceClient({
+        baseUrl: config.service.baseUrl,
+        credentials: { apiKey: config.secrets.apiKey, apiSecret: config.secrets.apiSecret },
+        makerAddress: wallets.main.address,
+        fetch: createNodeFetch(), // keep-alive node:http: a fraction of undici fetch's CPU per quote
+      })
+      const metrics = createDaemonMetrics({ ledger })
+      const marketData = createMarketDataCache({
+        service,
+        staleAfterMs: config.daemon.marketData.staleAfterMs,
+      })
+      run.parts.service = service
+      run.parts.metrics = metrics
+      run.parts.marketData = marketData
+      // Every hook feeds the metrics; transitions also the activity printer (made after the engine).
+      const hooks: EngineHookFunctions = {
+        ...metrics.hooks,
+        onTransition: (event, execution) => {
+          metrics.hooks.onTransition(event, execution)
+          run.parts.printer?.hooks.onTransition(event, execution)
+        },
+      }
+      const engine = await createEngine({
+        ledger,
+        service,
+        account: wallets.main,
+        chains: engineChainConfigsOf(config, wallets),
+        settings: engineSettingsOf(config),
+        marketPrice: marketData.priceSource,
+        hooks,
+        logger: need(run, 'logs').logger.child({ component: 'engine' }),
+        onTransactionEvent: (chainId, event) => {
+          metrics.recordTransactionEvent(chainId, event)
+          if (event.kind === 'recovery') {
+            run.progress(event.message)
+            ledger.events.append('recovery', { chainId, data: { message: event.message } })
+          } else if (event.kind !== 'rebroadcast') run.write(transactionEventLine(chainId, event))
+        },
+      })
+      let closed: Promise<void> | undefined
+      run.parts.engine = engine
+      run.parts.closeEngine = () => {
+        closed ??= engine.close()
+        return closed
+      }
+    },
+    async stop() {
+      await run.parts.closeEngine?.()
+    },
+  }
+}
