@@ -116,7 +116,6 @@ export async function createEngine(parameters: CreateEngineParameters): Promise<
         })
       },
       createManager: managerFactory(context, parameters, {
-        settle: () => void settlement.settleNow(),
         chainOf: (chainId) => chainOf(chainId),
       }),
     },
@@ -228,13 +227,14 @@ async function stopChains(chains: ReadonlyMap<number, ChainRuntime>): Promise<vo
 }
 
 /**
- * Builds each wallet's transaction manager: the engine's settlement loop is told when it recorded
- * outcomes, its held quotes go before inclusions, its events go to the log and the caller.
+ * Builds each wallet's transaction manager: the engine's held quotes go before its inclusions, its
+ * events go to the log and the caller. (What it records for the engine, the settlement loop reads
+ * from the ledger.)
  */
 function managerFactory(
   context: EngineContext,
   parameters: CreateEngineParameters,
-  engine: { settle: () => void; chainOf: (chainId: number) => ChainRuntime },
+  engine: { chainOf: (chainId: number) => ChainRuntime },
 ): Parameters<typeof createChainRuntimes>[0]['createManager'] {
   return (runtime, wallet) =>
     createTransactionManager({
@@ -245,7 +245,6 @@ function managerFactory(
       walletClient: wallet.walletClient,
       blocks: runtime.blocks,
       settings: runtime.transactionSettings,
-      onOutcomesRecorded: engine.settle,
       timeToLandMs: () => minimumValidity(context, engine.chainOf(runtime.chainId), context.now()),
       beforeInclusions: () => context.quoteWindows.passed(),
       dryRun: context.settings.dryRun,

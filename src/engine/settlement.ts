@@ -41,13 +41,15 @@ const outcomesPerCommit = 500
  * - a reorg removed it: its fills reversed (once), the execution back to `submitted`;
  * - abandoned (refused by the node, its nonce used by another program): the execution `failed`;
  * - an approval included whose execution ended without an execute: an open allowance.
- * A kill between the manager's commit and this one leaves the outcome waiting: the next start
- * settles it (Engine.recover). After each commit the transitions are announced and the executions'
- * waiters woken.
+ * It is cued by the ledger each time an outcome is written; when that write is part of the ledger's
+ * shared commit of the moment (`commitSoon`, as the manager's inclusions are), the settlement joins
+ * that commit. Otherwise it commits after: a kill between the two leaves the outcome waiting, and
+ * the next start settles it (Engine.recover). After each commit the transitions are announced and
+ * the executions' waiters woken.
  *
  * @example
- * const settlement = createSettlementLoop(context, chainOf, waiters)
- * manager.onOutcomesRecorded = () => void settlement.settleNow()
+ * const settlement = createSettlementLoop(context, { ids: () => [31337], of: chainOf }, waiters)
+ * await settlement.settleNow() // what a previous run left
  */
 export function createSettlementLoop(
   context: EngineContext,
@@ -77,15 +79,20 @@ export function createSettlementLoop(
       running = undefined
     }
   }
+  const settleNow = () => {
+    if (stopped) return Promise.resolve()
+    again = true
+    running ??= pass()
+    return running
+  }
+  // Cued inside the manager's commit: this pass's commit then joins it when that commit is the
+  // ledger's shared one of the moment (commitSoon), so an inclusion and its fill cost one fsync.
+  const unsubscribe = context.ledger.transactionOutcomes.onRecorded(() => void settleNow())
   return {
-    settleNow() {
-      if (stopped) return Promise.resolve()
-      again = true
-      running ??= pass()
-      return running
-    },
+    settleNow,
     async stop() {
       stopped = true
+      unsubscribe()
       await running
     },
   }

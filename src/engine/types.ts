@@ -35,7 +35,10 @@ export type ExecutionStore = Pick<Ledger, 'path' | 'storageFault' | 'atomically'
   >
   readonly transactions: Pick<Ledger['transactions'], 'listTransactionsForExecution' | 'getTransaction'>
   /** What the transaction managers recorded about the chain's decisions, for the settlement loop. */
-  readonly transactionOutcomes: Pick<Ledger['transactionOutcomes'], 'listOutcomes' | 'deleteOutcome'>
+  readonly transactionOutcomes: Pick<
+    Ledger['transactionOutcomes'],
+    'listOutcomes' | 'deleteOutcome' | 'onRecorded'
+  >
   readonly fills: Pick<Ledger['fills'], 'recordFill' | 'reverseFillsOfTransaction'>
   readonly allowances: Pick<
     Ledger['allowances'],

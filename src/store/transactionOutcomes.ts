@@ -58,6 +58,14 @@ export type TransactionOutcomesRepository = {
   deleteOutcome(id: number): void
   /** How many outcomes wait (a count, nothing read). */
   countOutcomes(): number
+  /**
+   * Calls `listener` after each outcome is written, inside the ledger transaction that writes it
+   * (it may still roll back): the reader's cue to look. Returns its removal.
+   *
+   * @example
+   * const stop = ledger.transactionOutcomes.onRecorded(() => void settlement.settleNow())
+   */
+  onRecorded(listener: () => void): () => void
 }
 
 type OutcomeRow = {
@@ -94,10 +102,12 @@ export function createTransactionOutcomesRepository({
   )
   const remove = db.prepare<[number]>('DELETE FROM transaction_outcomes WHERE id = ?')
   const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM transaction_outcomes')
+  const listeners = new Set<() => void>()
   return {
     recordOutcome(outcome) {
       const row = rowOf(outcome, now())
       const id = Number(insert.run(row).lastInsertRowid)
+      for (const listener of listeners) listener()
       return { ...outcome, id, recordedAtMs: row.recorded_at_ms }
     },
     listOutcomes({ chainIds, limit }) {
@@ -109,6 +119,12 @@ export function createTransactionOutcomesRepository({
       remove.run(id)
     },
     countOutcomes: () => count.get()?.n ?? 0,
+    onRecorded(listener) {
+      listeners.add(listener)
+      return () => {
+        listeners.delete(listener)
+      }
+    },
   }
 }
 

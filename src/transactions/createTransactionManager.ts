@@ -81,7 +81,6 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     address: account.address,
     ledger,
     settings,
-    outcomesRecorded: () => parameters.onOutcomesRecorded?.(),
     emit,
     counters: { gapsFilled: 0, replacements: 0, rebroadcasts: 0, reorgs: 0 },
     nonces,

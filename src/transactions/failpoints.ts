@@ -26,8 +26,10 @@ export const failpointNames = [
   /** An execute's receipt is read; right before the ledger transaction that records it mined and its outcome for the engine. */
   'before-fill-commit',
   /**
-   * An execute's inclusion is committed (mined, its outcome waiting in the ledger); right before the
-   * engine's settlement loop commits its fill and the execution's end.
+   * An execute's inclusion is recorded (mined, its outcome in the ledger); right before the engine's
+   * settlement loop writes its fill and the execution's end. Inside the manager's commit when that is
+   * the moment's shared one (inclusions from new blocks); after it, in a commit of its own, when the
+   * inclusion was committed alone (a pending check, recovery): then the outcome waits for the next start.
    */
   'outcome-recorded',
   /** A replacement (speed-up, cancel or gap fill) is stored, not yet broadcast. */

@@ -155,7 +155,6 @@ function commitInclusions(
   const after = (committed: TransactionRecord[]) => {
     for (const problem of problems)
       core.emit({ kind: 'error', message: `chain ${chainId}: could not record the inclusion of ${problem}` })
-    if (committed.length > 0) core.outcomesRecorded()
     return committed.length
   }
   return soon ? ledger.commitSoon(write).then(after) : after(ledger.atomically(write))

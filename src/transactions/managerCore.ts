@@ -11,8 +11,6 @@ export type ManagerBasics = {
   address: `0x${string}`
   ledger: Ledger
   settings: TransactionManagerSettings
-  /** Tells the outcomes' reader that a commit recorded some (recordOutcome.ts); after the commit. */
-  outcomesRecorded: () => void
   emit: (event: TransactionManagerEvent) => void
   counters: { gapsFilled: number; replacements: number; rebroadcasts: number; reorgs: number }
   /** The wallet's nonces: the one owner of which nonce the next transaction takes. */

@@ -118,7 +118,6 @@ export async function resolveUsedNonce(
     recordAbandoned(core.ledger, current, reason)
   })
   core.emit({ kind: 'error', message: `chain ${core.chainId}: ${reason}` })
-  core.outcomesRecorded()
 }
 
 /** A pending nonce: keep its newest transaction on its way, or cancel it when it can no longer land in time. */

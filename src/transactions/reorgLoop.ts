@@ -63,7 +63,6 @@ export async function reverseReorgedTransactions(
     )
     core.lastSentAt.set(tx.hash, core.now())
   }
-  if (reorged.length > 0) core.outcomesRecorded()
   const checkpoint = ledger.checkpoints.getCheckpoint(chainId)
   if (checkpoint !== undefined && checkpoint > event.forkNumber)
     ledger.checkpoints.rewindCheckpoint(chainId, event.forkNumber)
@@ -125,7 +124,6 @@ export async function recheckRecentlyMined(core: ManagerCore): Promise<void> {
       recordReorged(ledger, unmined, reason)
       return unmined
     })
-    core.outcomesRecorded()
     if (receipt) commitInclusion(core, back, receipt, await inclusionBlockOf(core, receipt))
   }
 }

@@ -31,7 +31,6 @@ export function refuseAll(core: SigningCore, records: readonly TransactionRecord
       })
       if (record.replacesId === null) core.nonces.giveBack(record.nonce)
     }
-    core.outcomesRecorded()
   })
 }
 
@@ -56,7 +55,6 @@ export async function afterRefusal(
     const cancel = await replace(core, record, 'cancel', why)
     if (!cancel) continue
     core.ledger.atomically(() => recordAbandoned(core.ledger, record, `${why}; cancelled by ${cancel.hash}`))
-    core.outcomesRecorded()
   }
   const allRefused = records.filter((_, index) => results[index]?.status === 'refused')
   await refuseAll(core, allRefused, refusedResult.error)

@@ -185,11 +185,6 @@ export type CreateTransactionManagerParameters = {
    * engine may hold quotes that the writing would delay. Default: recorded at once.
    */
   beforeInclusions?: (() => Promise<void>) | undefined
-  /**
-   * Told after each commit that recorded what the chain decided about some of the wallet's
-   * transactions (`ledger.transactionOutcomes`): whoever settles them (the engine) may read them now.
-   */
-  onOutcomesRecorded?: (() => void) | undefined
   /** Sign and store, never broadcast (dry runs). */
   dryRun?: boolean | undefined
   now?: (() => number) | undefined

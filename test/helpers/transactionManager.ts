@@ -23,9 +23,7 @@ export async function startTestManager(
     chain: LocalChain
     account: LocalAccount
     ledgerPath: string
-  } & Partial<
-    Pick<CreateTransactionManagerParameters, 'settings' | 'onOutcomesRecorded' | 'beforeInclusions'>
-  >,
+  } & Partial<Pick<CreateTransactionManagerParameters, 'settings' | 'beforeInclusions'>>,
 ) {
   const { chain, account } = parameters
   await fundAddress(chain, account.address)
@@ -42,7 +40,6 @@ export async function startTestManager(
     publicClient,
     walletClient,
     settings: parameters.settings ?? { ...defaultTransactionManagerSettings, ...testTransactionSettings },
-    onOutcomesRecorded: parameters.onOutcomesRecorded,
     timeToLandMs: () => 1_000,
     beforeInclusions: parameters.beforeInclusions,
   })

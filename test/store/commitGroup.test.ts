@@ -35,6 +35,41 @@ describe('ledger.commitSoon', () => {
     }
   })
 
+  it('runs work asked for by work of the group in the same transaction, after it', async () => {
+    const path = folder.path()
+    const ledger = openLedger({ path })
+    const reader = new Database(path, { readonly: true })
+    const committed = () =>
+      reader
+        .prepare<[], { n: number }>("SELECT count(*) AS n FROM executions WHERE intent_id LIKE 'cued-%'")
+        .get()?.n
+    const order: string[] = []
+    let follower: Promise<number | undefined> | undefined
+    try {
+      const first = ledger.commitSoon(() => {
+        ledger.executions.createExecution(intent('cued-1'))
+        order.push('first')
+        // A reader cued by the row just written: its work joins this commit, not the next.
+        follower = ledger.commitSoon(() => {
+          order.push('follower')
+          return committed()
+        })
+      })
+      const second = ledger.commitSoon(() => {
+        ledger.executions.createExecution(intent('cued-2'))
+        order.push('second')
+      })
+      await Promise.all([first, second])
+      // Nothing of the group was committed while the follower ran: it was inside the same transaction.
+      expect(await follower).toBe(0)
+      expect(order).toEqual(['first', 'second', 'follower'])
+      expect(committed()).toBe(2)
+    } finally {
+      reader.close()
+      ledger.close()
+    }
+  })
+
   it('undoes a write that throws, alone: its caller gets the error, the others commit', async () => {
     const ledger = openLedger({ path: folder.path() })
     try {

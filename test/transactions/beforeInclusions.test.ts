@@ -32,12 +32,12 @@ describe('beforeInclusions', () => {
       ledgerPath: ledgers.path(),
       // Only the block watcher records inclusions here: the periodic check would find it too.
       settings: { ...defaultTransactionManagerSettings, ...testTransactionSettings, checkMs: 600_000 },
-      onOutcomesRecorded: () => included.resolve(),
       beforeInclusions: () => {
         asked.resolve()
         return gate.promise
       },
     })
+    ledger.transactionOutcomes.onRecorded(() => included.resolve())
     try {
       const { records, broadcast } = await manager.sendAll(() => [approveOneRequest(chain)], {
         executionId: null,

@@ -209,6 +209,13 @@ const matrix: [string, MatrixCase][] = [
       { kills: [failpoint, 'during-recovery'], plan: bothChains },
     ]),
   [
+    // The execute broadcast, then the restart's recovery finds its receipt and commits the
+    // inclusion on its own (not in a shared commit with the fill): killed before the settlement
+    // loop's commit, the outcome waits in the ledger for the third run.
+    'outcome-recorded in its own commit',
+    { kills: ['broadcast', 'outcome-recorded'], plan: bothChains },
+  ],
+  [
     // The execute stored and never sent; its quote expires before the restart, whose recovery
     // stores a cancel at the same nonce and dies before sending it.
     'replacement-stored',

@@ -44,15 +44,15 @@ async function broadcastIn(ledger: ReturnType<typeof openLedger>): Promise<Trans
 /** The part of a manager's core an inclusion touches; `included()` reads the outcomes it recorded for the engine. */
 function coreOver(ledger: ReturnType<typeof openLedger>) {
   let told = 0
+  ledger.transactionOutcomes.onRecorded(() => {
+    told += 1
+  })
   const core = {
     ledger,
     chainId,
     onReceipt() {},
     markBroadcasts() {},
     emit() {},
-    outcomesRecorded: () => {
-      told += 1
-    },
   } as unknown as ManagerCore
   const included = () =>
     ledger.transactionOutcomes
