@@ -42,7 +42,9 @@ export async function broadcastRaw(client: WalletClient, raw: Hex): Promise<RawB
     // Not a viem error at all (a bug, a socket torn down): it may have arrived; the checks decide.
     if (!(error instanceof BaseError) || isTransportFailure(error))
       return { outcome: 'no-answer', error: message }
-    return { outcome: 'refused', error: message }
+    // The node's own words (viem's short message alone reads "Transaction creation failed."):
+    // the operator needs "insufficient funds" or "max fee per gas less than block base fee".
+    return { outcome: 'refused', error: error.details ? `${message} ${error.details}` : message }
   }
 }
 
