@@ -84,7 +84,8 @@ export function paymentAssetOf(chain: SandboxChainInfo): SandboxChainInfo['asset
 
 /**
  * A new wallet: 100 ETH (anvil_setBalance) and 1,000,000 of the default asset (minted by the
- * chain's deployer) on every chain, mined before this returns. Direct RPC, never the proxies.
+ * chain's deployer) on every chain, mined (and buried under three blocks) before this returns.
+ * Direct RPC, never the proxies.
  *
  * @example
  * const wallet = await fundFreshWallet(sandbox.description.chains)
@@ -116,6 +117,10 @@ export async function fundFreshWallet(
       timeout: 30_000,
     })
     if (receipt.status !== 'success') throw new Error(`chain ${chain.chainId}: minting the asset reverted`)
+    // anvil_setBalance is no transaction: a reorg of the blocks after it (the chaos reorgs up to 2
+    // deep from the first second) takes the chain back to a state without it, and the wallet has
+    // no gas for the rest of the run. Three empty blocks put the funding below any reorg.
+    await rpc(chain.rpcUrl, 'anvil_mine', ['0x3'])
   }
   return { address, privateKey }
 }
