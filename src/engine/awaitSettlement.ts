@@ -1,14 +1,14 @@
 import type { ExecutionRecord } from '../store/executions.js'
 import type { EngineContext } from './context.js'
 
-/** How often the ledger is looked at while waiting, besides the settlement handler's wake-ups, ms. */
+/** How often the ledger is looked at while waiting, besides the settlement loop's wake-ups, ms. */
 const safetyNetMs = 1_000
 
 /**
  * Waits for a submitted execution's end. The chain's transaction manager follows its execute
- * (blocks, drops, stuck fees, a cancel once its quote can no longer land) and its settlement
- * handler ends the execution in the ledger transaction that records the receipt; this only waits
- * for that, woken by the handler. Rejects only when `signal` aborts: a submitted execution is then
+ * (blocks, drops, stuck fees, a cancel once its quote can no longer land) and records what the
+ * chain decided; the engine's settlement loop ends the execution from that record; this only waits
+ * for that, woken by the loop. Rejects only when `signal` aborts: a submitted execution is then
  * left to the manager (and to the next start's recovery).
  *
  * @example

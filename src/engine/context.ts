@@ -92,7 +92,7 @@ export type EngineContext = {
   now: () => number
   hooks: EngineHooks
   logger: EngineLogger | undefined
-  /** Woken by the settlement handler when the chain ends an execution. */
+  /** Woken by the settlement loop when the chain ends an execution. */
   settlements: SettlementWaiters
   /** The executions running now: their abort and whether they reached a signature (cancelExecution.ts). */
   executionControls: ExecutionControls

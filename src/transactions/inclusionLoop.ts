@@ -56,8 +56,7 @@ export function createInclusionLoop(core: ManagerCore, blocks: ChainBlocks): Man
  */
 export async function includeFromBlocks(core: ManagerCore, blocks: readonly WatchedBlock[]): Promise<void> {
   if (blocks.every((block) => block.transactions.length === 0)) return
-  const unresolved = core.ledger.transactions.listUnresolvedTransactions(core.chainId, core.address)
-  const byHash = new Map(unresolved.map((tx) => [tx.hash.toLowerCase(), tx]))
+  const byHash = new Map(landable(core).map((tx) => [tx.hash.toLowerCase(), tx]))
   const found: { tx: TransactionRecord; block: WatchedBlock }[] = []
   for (const block of blocks)
     for (const hash of block.transactions) {
@@ -88,6 +87,23 @@ export async function includeFromBlocks(core: ManagerCore, blocks: readonly Watc
     }),
     'soon',
   )
+}
+
+/**
+ * The wallet's transactions that may land in a new block: each still signed or broadcast, and at a
+ * nonce with a replacement, the versions it replaced (a speed-up or cancel can lose the race to
+ * the transaction it replaces: that one is then the nonce's mined transaction).
+ */
+function landable(core: ManagerCore): TransactionRecord[] {
+  const { ledger, chainId, address } = core
+  const unresolved = ledger.transactions.listUnresolvedTransactions(chainId, address)
+  const replacedNonces = new Set(unresolved.filter((tx) => tx.replacesId !== null).map((tx) => tx.nonce))
+  const replaced = [...replacedNonces].flatMap((nonce) =>
+    ledger.transactions
+      .listTransactionsAtNonce(chainId, address, nonce)
+      .filter((tx) => tx.status === 'replaced'),
+  )
+  return [...unresolved, ...replaced]
 }
 
 /**

@@ -2,7 +2,7 @@ import { type Hex, keccak256, parseGwei, type TransactionReceipt } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { openLedger, type TransactionRecord } from '../../src/store/index.js'
-import { commitInclusion } from '../../src/transactions/inclusionLoop.js'
+import { commitInclusion, includeFromBlocks } from '../../src/transactions/inclusionLoop.js'
 import type { ManagerCore } from '../../src/transactions/managerCore.js'
 import { bytes32, ledgerFolder } from '../store/ledgerFiles.js'
 
@@ -106,6 +106,59 @@ describe('commitInclusion', () => {
         status: 'mined',
         blockHash: blockA,
       })
+    } finally {
+      ledger.close()
+    }
+  })
+})
+
+describe('includeFromBlocks', () => {
+  it('records the version a block mined at a replaced nonce, the replaced one included (a speed-up that lost the race)', async () => {
+    const ledger = openLedger({ path: folder.path() })
+    try {
+      const { core, included } = coreOver(ledger)
+      const original = await broadcastIn(ledger)
+      const raw = await account.signTransaction({
+        chainId,
+        nonce: original.nonce,
+        to: '0x1000000000000000000000000000000000000001',
+        gas: 21_000n,
+        maxFeePerGas: parseGwei('3'),
+        maxPriorityFeePerGas: parseGwei('2'),
+        type: 'eip1559',
+      })
+      const speedUp = ledger.transactions.recordSignedTransaction({
+        chainId,
+        from: account.address,
+        nonce: original.nonce,
+        kind: 'gap-fill',
+        hash: keccak256(raw),
+        raw,
+        replaces: original.hash,
+      })
+      const block = {
+        number: 12n,
+        hash: blockA,
+        parentHash: blockB,
+        timestamp: 1n,
+        baseFeePerGas: null,
+        transactions: [original.hash],
+      }
+      const following = {
+        ...core,
+        address: account.address,
+        now: Date.now,
+        beforeInclusions: () => Promise.resolve(),
+        signal: new AbortController().signal,
+        earlyReceipts: { ask() {}, take: () => Promise.resolve(receiptIn(blockA)) },
+      } as unknown as ManagerCore
+      await includeFromBlocks(following, [block])
+      expect(ledger.transactions.getTransaction(chainId, original.hash)).toMatchObject({
+        status: 'mined',
+        blockHash: blockA,
+      })
+      expect(ledger.transactions.getTransaction(chainId, speedUp.hash)?.status).toBe('replaced')
+      expect(included()).toEqual([{ hash: original.hash, blockHash: blockA }])
     } finally {
       ledger.close()
     }
