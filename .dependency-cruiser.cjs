@@ -45,6 +45,13 @@ module.exports = {
       },
     })),
     {
+      name: 'engine-public-entry',
+      comment: 'Code outside src/engine/ imports the engine through its public entry, src/engine/index.ts, only.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/engine/' },
+      to: { path: '^src/engine/', pathNot: '^src/engine/index\\.ts$' },
+    },
+    {
       name: 'no-unknown-folder',
       comment: 'A new folder of src/ takes its layer in .dependency-cruiser.cjs and docs/architecture.md first.',
       severity: 'error',

@@ -1,6 +1,6 @@
 // bench:bursts's command line: the variant of the engine's settings to set against the defaults,
 // and the bursts' shape, checked before anything starts.
-import { defaultEngineSettings, type EngineSettings } from '../../src/engine/settings.js'
+import { defaultEngineSettings, type EngineSettings } from '../../src/engine/index.js'
 import { wholeNumberOption } from './options.js'
 
 export const burstBenchUsage = `npm run bench:bursts -- --variant '{"maxQuotesInFlight":3}' [--json] [--pairs 6]

@@ -6,8 +6,13 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll } from 'vitest'
 import { createServiceClient } from '../../src/api/createServiceClient.js'
 import { readSettlementLogs } from '../../src/chain/settlementEvents.js'
-import { createEngine, type EngineHooks, type EngineSettings } from '../../src/engine/index.js'
-import { readStoredQuote, type StoredQuote } from '../../src/engine/storedQuote.js'
+import {
+  createEngine,
+  type EngineHooks,
+  type EngineSettings,
+  readStoredQuote,
+  type StoredQuote,
+} from '../../src/engine/index.js'
 import type { LocalChain } from '../../src/sandbox/localChains.js'
 import type { SandboxService } from '../../src/sandbox/service/startSandboxService.js'
 import { type ExecutionRecord, type Ledger, openLedger } from '../../src/store/index.js'

@@ -4,7 +4,8 @@ import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 
 // The layers of DESIGN.md as `npm run lint` enforces them (.dependency-cruiser.cjs): the project's
-// own sources pass, and a fixture with an arrow back up and a circle of types fails with both named.
+// own sources pass, and a fixture with an arrow back up, a circle of types and an import inside the
+// engine from outside it fails with each named (an import through the engine's index passes).
 
 const root = join(import.meta.dirname, '..', '..')
 const depcruise = join(root, 'node_modules', '.bin', 'depcruise')
@@ -26,11 +27,13 @@ describe('layers', () => {
     expect((await cruise(root)).map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([])
   })
 
-  it('an import up a layer and a circle of types are refused, each by its rule', {
+  it('an import up a layer, a circle of types and a reach inside the engine are refused, each by its rule', {
     timeout: 60_000,
   }, async () => {
     const violations = await cruise(join(root, 'test', 'fixtures', 'layers'))
     expect(violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`).sort()).toEqual([
+      'engine-public-entry: src/daemon/start.ts → src/engine/run.ts',
+      'engine-public-entry: src/domain/price.ts → src/engine/run.ts',
       'layer-domain: src/domain/price.ts → src/engine/run.ts',
       'no-circular: src/store/fills.ts → src/store/positions.ts',
     ])

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { parsePrice } from '../../src/domain/unitStrings.js'
-import { checkIntent, type SwapIntent } from '../../src/engine/intent.js'
-import type { Instrument } from '../../src/engine/types.js'
+import type { Instrument } from '../../src/engine/index.js'
+import { checkIntent, type SwapIntent } from '../../src/engine/index.js'
 import { createLimitStrategy, StrategyConfigError } from '../../src/strategy/index.js'
 import { marketPrice, snapshot } from './snapshot.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { SwapIntent } from '../../src/engine/intent.js'
+import type { SwapIntent } from '../../src/engine/index.js'
 import { createScheduleStrategy, StrategyConfigError } from '../../src/strategy/index.js'
 import { snapshot } from './snapshot.js'
 
