@@ -67,7 +67,8 @@ export function createSettlementLoop(
         again = false
         const settled = await context.ledger.commitSoon(() => settleWaiting(context, chains))
         afterCommit(context, chains, waiters, settled)
-        if (settled.count === outcomesPerCommit) again = true
+        // A full listing that moved on: more may wait. (One that settled nothing would only repeat.)
+        if (settled.full && settled.count > 0) again = true
       }
     } catch (error) {
       // A storage fault: the outcomes stay in the ledger for the next start, which settles them.
@@ -100,13 +101,21 @@ export function createSettlementLoop(
 
 /** What one commit of the settlement loop did, for after the commit. */
 type Settled = {
+  /** Outcomes settled and deleted. */
   count: number
+  /** Whether the listing was full: more may wait. */
+  full: boolean
   announced: ExecutionRecord[]
   revocations: OpenAllowanceRecord[]
   executionIds: Set<number>
 }
 
-/** Inside the ledger transaction: the oldest outcomes waiting, settled and deleted. */
+/**
+ * Inside the ledger transaction: the oldest outcomes waiting, each settled and deleted in a
+ * savepoint of its own. One that cannot be settled (anything but a storage fault) is undone alone
+ * and stays, with the later outcomes of its transaction (their order matters), for the next pass;
+ * the others' fills are not held back by it.
+ */
 function settleWaiting(
   context: EngineContext,
   chains: { ids: () => readonly number[]; of: (chainId: number) => ChainRuntime },
@@ -116,16 +125,42 @@ function settleWaiting(
     chainIds: chains.ids(),
     limit: outcomesPerCommit,
   })
-  const settled: Settled = { count: outcomes.length, announced: [], revocations: [], executionIds: new Set() }
+  const settled: Settled = {
+    count: 0,
+    full: outcomes.length === outcomesPerCommit,
+    announced: [],
+    revocations: [],
+    executionIds: new Set(),
+  }
   // A kill here leaves the execute's inclusion recorded and its fill not: recovery settles it.
   if (outcomes.some((outcome) => outcome.outcome === 'included')) failpoint('outcome-recorded')
+  const held = new Set<string>()
   for (const outcome of outcomes) {
-    const tx = ledger.transactions.getTransaction(outcome.chainId, outcome.txHash)
-    if (tx) {
-      settleOutcome(context, chains.of(outcome.chainId), tx, outcome, settled)
-      if (tx.executionId !== null) settled.executionIds.add(tx.executionId)
+    const key = `${outcome.chainId}:${outcome.txHash}`
+    if (held.has(key)) continue
+    const part: Settled = { ...settled, count: 0, announced: [], revocations: [], executionIds: new Set() }
+    try {
+      ledger.atomically(() => {
+        const tx = ledger.transactions.getTransaction(outcome.chainId, outcome.txHash)
+        if (tx) {
+          settleOutcome(context, chains.of(outcome.chainId), tx, outcome, part)
+          if (tx.executionId !== null) part.executionIds.add(tx.executionId)
+        }
+        ledger.transactionOutcomes.deleteOutcome(outcome.id)
+      })
+    } catch (error) {
+      if (ledger.storageFault) throw error
+      held.add(key)
+      context.logger?.error(
+        { chainId: outcome.chainId, txHash: outcome.txHash, outcome: outcome.outcome, error: String(error) },
+        'could not settle a transaction outcome; it stays recorded and is tried again',
+      )
+      continue
     }
-    ledger.transactionOutcomes.deleteOutcome(outcome.id)
+    settled.count += 1
+    settled.announced.push(...part.announced)
+    settled.revocations.push(...part.revocations)
+    for (const id of part.executionIds) settled.executionIds.add(id)
   }
   return settled
 }
