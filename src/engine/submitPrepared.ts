@@ -33,13 +33,14 @@ export type SubmitOptions = {
 }
 
 /**
- * Stages two and three of an execution. Two, the wallet's critical section (the transaction
- * manager's): the kill switch and the quote's remaining validity checked again, the approvals
- * planned from the reading and the wallet's pending transactions (no other send changes those
- * meanwhile), the approvals and the execute signed at consecutive nonces and stored with the
- * quote's moves (pendingQuote.ts, the risk limits checked in the same transaction) and the move to
- * `submitted` in ONE ledger commit. Three: they are sent back to back; receipts come from the
- * block watcher. A quote that aged out meanwhile is never signed: a re-quote is asked for.
+ * Stages two and three of an execution. Two, in the wallet's turn (its critical section, taken from
+ * the transaction manager and held here): the approvals planned from the reading and the wallet's
+ * pending transactions (no other send changes those meanwhile), the approvals and the execute
+ * signed at consecutive nonces, then the kill switch and the quote's remaining validity checked
+ * again, and the signed bundle stored with the quote's moves (pendingQuote.ts, the risk limits
+ * checked in the same transaction) and the move to `submitted` in ONE ledger commit. Three: they
+ * are sent back to back; receipts come from the block watcher. A quote that aged out meanwhile is
+ * never stored or sent: a re-quote is asked for.
  *
  * @example
  * const outcome = await submitPrepared(context, chain, wallet, prepared, { attempt, signal })
@@ -61,7 +62,7 @@ export async function submitPrepared(
 }
 
 /**
- * The critical section and the sends: the execute (after the approvals planned now) signed and
+ * The wallet's turn and the sends: the execute (after the approvals planned now) signed and
  * committed with the execution's move to `submitted`, then handed to the node. `prepared`: after
  * its approvals when they went first (`approveFirst`; `approving`, its gas simulated then).
  */
@@ -74,10 +75,8 @@ async function signAndSend(
 ): Promise<SubmitOutcome> {
   const { settings } = context
   const { reply, allowance, data, gas, simulation } = prepared
-  let { execution } = prepared
+  const { execution } = prepared
   const approvedFirst = prepared.approveFirst
-  let dropped: string | undefined
-  let submitted: ExecutionRecord | undefined
   // After its quote's expiry (and a grace for the chain's clock) the manager cancels it at its nonce.
   const execute: TransactionRequest = {
     kind: 'execute',
@@ -86,62 +85,49 @@ async function signAndSend(
     gas,
     deadlineMs: reply.quote.expiresAt * 1000 + settings.cancelGraceMs,
   }
+  const turn = await wallet.transactions.takeTurn()
   try {
-    const signed = await wallet.transactions.sendAll(
-      () => bundleOf(context, chain, wallet, { allowance, executionId: execution.id, execute }),
-      {
-        executionId: execution.id,
-        // Inside the wallet's critical section, right before the nonce: the promise is about now.
-        check: () => {
-          assertNotHalted(context)
-          const shortfall = validityShortfall(context, chain, reply)
-          if (shortfall !== undefined) {
-            dropped = shortfall
-            throw new ExecutionStop('expired', dropped)
-          }
-          // Last: from here the execution is signed, and a cancel is refused.
-          claimSigning(context, execution.id, options.signal)
-        },
-        alsoInLedger: settings.dryRun
-          ? undefined
-          : (records) => {
-              submitted = recordSubmitted(context, prepared, {
-                execution,
-                approvedFirst,
-                records,
-                simulation,
-              })
-            },
-      },
-    )
-    if (settings.dryRun)
-      return {
-        ok: true,
-        execution: dryRunEnd(context, chain, prepared, execution, signed.records, simulation),
-      }
-    execution = submitted ?? execution
+    const requests = bundleOf(context, chain, wallet, { allowance, executionId: execution.id, execute })
+    const bundle = await turn.sign(requests, { executionId: execution.id })
+    // From the checks to the commit nothing awaits: the promise is about now. The signature above is
+    // dropped with the turn when one throws: nothing is stored or sent.
+    assertNotHalted(context)
+    const shortfall = validityShortfall(context, chain, reply)
+    if (shortfall !== undefined)
+      return requoteOrExpire(context, options.attempt, {
+        quoteId: reply.quote.quoteId,
+        dropped: shortfall,
+        quoted: approvedFirst ? undefined : prepared.quoted,
+      })
+    // Last: from here the execution is signed, and a cancel is refused.
+    claimSigning(context, execution.id, options.signal)
+    if (settings.dryRun) {
+      turn.store(bundle)
+      const { records } = turn.send(bundle)
+      return { ok: true, execution: dryRunEnd(context, chain, prepared, execution, records, simulation) }
+    }
+    const submitted = context.ledger.atomically(() => {
+      const records = turn.store(bundle)
+      return recordSubmitted(context, prepared, { execution, approvedFirst, records, simulation })
+    })
+    const sent = turn.send(bundle)
     const moves = approvedFirst ? 1 : 1 + pendingMoves(prepared.quoted)
     return {
       ok: true,
-      execution: await followBroadcast(context, chain, signed, {
-        execution,
+      execution: await followBroadcast(context, chain, sent, {
+        execution: submitted,
         moves,
         ticket: options.ticket,
         window: options.window,
       }),
     }
-  } catch (error) {
-    if (dropped === undefined || !(error instanceof ExecutionStop)) throw error
-    return requoteOrExpire(context, options.attempt, {
-      quoteId: reply.quote.quoteId,
-      dropped,
-      quoted: approvedFirst ? undefined : prepared.quoted,
-    })
+  } finally {
+    turn.end()
   }
 }
 
 /**
- * What the wallet's critical section signs: the approvals planned now, from the reading and the
+ * What the wallet's turn signs: the approvals planned now, from the reading and the
  * wallet's pending transactions (an unlimited one is warned about), then the execute.
  */
 function bundleOf(
@@ -230,7 +216,7 @@ async function followBroadcast(
 }
 
 /**
- * A quote that aged out in the critical section (nothing signed): a re-quote while attempts
+ * A quote that aged out in the wallet's turn (nothing stored): a re-quote while attempts
  * remain, else the execution stops `expired` (thrown). `quoted`: the quote, when not written yet.
  */
 function requoteOrExpire(
@@ -330,8 +316,8 @@ function moveToApproving(
 }
 
 /**
- * Signs the approvals planned now in the wallet's critical section (the kill switch read, a cancel
- * refused from then on) and sends them. Throws {@link ExecutionStop} `failed` when the node
+ * Signs the approvals planned now in the wallet's turn (the kill switch read, a cancel refused from
+ * then on) and sends them. Throws {@link ExecutionStop} `failed` when the node
  * refuses one.
  */
 async function sendApprovals(
@@ -341,20 +327,24 @@ async function sendApprovals(
   execution: ExecutionRecord,
   signal: AbortSignal | undefined,
 ): Promise<SentTransactions['records']> {
-  const { records, broadcast } = await wallet.transactions.sendAll(
-    () => planNow(wallet, allowance).approvals.map((approval) => approveRequest(context, approval)),
-    {
-      executionId: execution.id,
-      check: () => {
-        assertNotHalted(context)
-        claimSigning(context, execution.id, signal)
-      },
-    },
-  )
-  const refused = (await broadcast).find((result) => result.status === 'refused')
+  const turn = await wallet.transactions.takeTurn()
+  let sent: SentTransactions
+  try {
+    const approvals = planNow(wallet, allowance).approvals.map((approval) =>
+      approveRequest(context, approval),
+    )
+    const bundle = await turn.sign(approvals, { executionId: execution.id })
+    assertNotHalted(context)
+    claimSigning(context, execution.id, signal)
+    turn.store(bundle)
+    sent = turn.send(bundle)
+  } finally {
+    turn.end()
+  }
+  const refused = (await sent.broadcast).find((result) => result.status === 'refused')
   if (refused?.status === 'refused')
-    throw new ExecutionStop('failed', `the node refused approval ${records[0]?.hash}: ${refused.error}`)
-  return records
+    throw new ExecutionStop('failed', `the node refused approval ${sent.records[0]?.hash}: ${refused.error}`)
+  return sent.records
 }
 
 /**
@@ -425,7 +415,10 @@ function dryRunEnd(
   return ended
 }
 
-/** The kill switch, read right before each signature: a halt stops the execution with nothing signed. */
+/**
+ * The kill switch, read in the wallet's turn right before the signed transactions are stored: a
+ * halt stops the execution with nothing stored or sent (the turn drops what it signed).
+ */
 export function assertNotHalted(context: EngineContext): void {
   const killSwitch = context.ledger.risk.killSwitch()
   if (killSwitch.halted)

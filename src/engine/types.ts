@@ -62,7 +62,7 @@ export type QuoteSource = Pick<ServiceClient, 'request'>
  */
 export type TransactionSender = Pick<
   TransactionManager,
-  'ready' | 'send' | 'sendAll' | 'allowanceOutlook' | 'head' | 'status' | 'start' | 'stop'
+  'ready' | 'send' | 'takeTurn' | 'allowanceOutlook' | 'head' | 'status' | 'start' | 'stop'
 >
 
 /** The chain as the guard sees it: what the configuration pins and what the chain reports. */

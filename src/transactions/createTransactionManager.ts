@@ -13,8 +13,7 @@ import { createPendingCheckLoop } from './pendingCheckLoop.js'
 import { recoverWallet } from './recoverWallet.js'
 import { createReorgLoop } from './reorgLoop.js'
 import { afterRefusal, fillGap, rebroadcast, replace } from './repairs.js'
-import { sendBundle } from './sendBundle.js'
-import { createSignAndStore } from './signAndStore.js'
+import { createSigner } from './signAndStore.js'
 import type { SigningCore } from './signingCore.js'
 import type {
   CreateTransactionManagerParameters,
@@ -23,6 +22,7 @@ import type {
   TransactionManagerStatus,
 } from './types.js'
 import { createWalletLock } from './walletLock.js'
+import { takeWalletTurn } from './walletTurn.js'
 
 /** The longest an accepted broadcast waits to be marked in the ledger with another commit, ms. */
 const markDelayMs = 200
@@ -33,7 +33,8 @@ const hurryAfterSendMs = 2_000
 /**
  * The transaction manager of one (chain, wallet), composed of parts that each own one step of a
  * transaction's life and hand off through the ledger, in the manner of tx-sitter's tasks:
- * - sendBundle.ts takes the nonces and signAndStore.ts signs and stores, in one critical section;
+ * - a wallet turn (walletTurn.ts) takes the nonces, in the critical section its caller holds, and
+ *   signAndStore.ts signs and stores;
  * - the broadcast queue sends in nonce order; broadcast marks record what the node accepted;
  * - the inclusion loop records our transactions found in new blocks, with their outcomes;
  * - the reorg loop takes back what a reorg removed;
@@ -92,8 +93,8 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     account,
     walletClient,
     feeSource,
-    withLock: lock.run,
-    signAndStore: createSignAndStore({
+    lock,
+    signer: createSigner({
       ...basics,
       account,
       onSigned: (tx) => parameters.onStep?.({ step: 'signed', tx }),
@@ -127,14 +128,21 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     address: account.address,
     ready: lifecycle.ready,
     async send(request, options) {
-      const { records, broadcast: sent } = await manager.sendAll(() => [request], options)
-      const [record] = records
-      if (!record) throw new Error(`chain ${chainId}: the transaction was not signed`)
-      return { record, broadcast: sent.then(([result]) => result ?? { status: 'not-sent' as const }) }
+      const turn = await manager.takeTurn()
+      try {
+        const bundle = await turn.sign([request], options)
+        turn.store(bundle)
+        const { records, broadcast } = turn.send(bundle)
+        const [record] = records
+        if (!record) throw new Error(`chain ${chainId}: the transaction was not signed`)
+        return { record, broadcast: broadcast.then(([result]) => result ?? { status: 'not-sent' as const }) }
+      } finally {
+        turn.end()
+      }
     },
-    async sendAll(build, options) {
+    async takeTurn() {
       await lifecycle.ready()
-      return sendBundle(signing, broadcasts, build, options, parameters.dryRun ?? false)
+      return takeWalletTurn(signing, broadcasts, parameters.dryRun ?? false)
     },
     allowanceOutlook: (token, spender, onChain, atBlock) =>
       walletAllowanceOutlook(basics, blocks.head()?.number, {

@@ -1,11 +1,12 @@
 import { StockrouteError } from '../domain/errors.js'
 
 /** Stable codes of {@link TransactionManagerError}. */
-export type TransactionManagerErrorCode = 'STORAGE_FAULT' | 'MANAGER_STOPPED'
+export type TransactionManagerErrorCode = 'STORAGE_FAULT' | 'MANAGER_STOPPED' | 'WALLET_TURN'
 
 /**
  * The transaction manager refused to sign: the ledger has a storage fault (nothing may be signed
- * that cannot be stored first), or the manager is stopping.
+ * that cannot be stored first), the manager is stopping, or a wallet turn was used out of order
+ * (`WALLET_TURN`: a bundle sent before its commit, or after the turn ended).
  *
  * @example
  * try {

@@ -24,6 +24,14 @@ export type NonceAllocator = {
    */
   take<T>(first: number, count: number, store: () => T): T
   /**
+   * {@link take} in two halves, for a caller that commits the transactions with its own writes: the
+   * ledger's record that `count` nonces from `first` are taken, written in the caller's ledger
+   * transaction...
+   */
+  record(first: number, count: number): void
+  /** ...and, once that transaction committed, the next nonce moved past them. */
+  advance(first: number, count: number): void
+  /**
    * Gives `nonce` back when it is the last one taken and no transaction that may reach the chain
    * holds it (the node refused it; a dry run): the next transaction takes it again, so no gap is
    * left. Returns whether it was given back.
@@ -41,7 +49,7 @@ export type NonceAllocator = {
  */
 export function createNonceAllocator(ledger: Ledger, chainId: number, address: Address): NonceAllocator {
   let next: number | undefined
-  return {
+  const allocator: NonceAllocator = {
     next: () => next,
     seed(chainPendingNonce) {
       const stored = ledger.nonces.peekNextNonce(chainId, address) ?? 0
@@ -51,12 +59,18 @@ export function createNonceAllocator(ledger: Ledger, chainId: number, address: A
     },
     take(first, count, store) {
       const stored = ledger.atomically(() => {
-        ledger.nonces.commitNonce(chainId, address, first + count - 1)
+        allocator.record(first, count)
         return store()
       })
+      allocator.advance(first, count)
+      return stored
+    },
+    record(first, count) {
+      ledger.nonces.commitNonce(chainId, address, first + count - 1)
+    },
+    advance(first, count) {
       const last = first + count - 1
       if (next === undefined || last >= next) next = last + 1
-      return stored
     },
     giveBack(nonce) {
       if (next !== nonce + 1 || !ledger.nonces.rewindNextNonce(chainId, address, nonce)) return false
@@ -64,4 +78,5 @@ export function createNonceAllocator(ledger: Ledger, chainId: number, address: A
       return true
     },
   }
+  return allocator
 }

@@ -16,7 +16,7 @@ import type { BroadcastResult, TransactionRequest } from './types.js'
  * refused bundle gives all its nonces back.
  */
 export function refuseAll(core: SigningCore, records: readonly TransactionRecord[], error: string) {
-  return core.withLock(async () => {
+  return core.lock.run(async () => {
     const { ledger, chainId } = core
     const [first] = records
     const descending = [...records].sort((a, b) => b.nonce - a.nonce)
@@ -69,7 +69,7 @@ export function replace(
   kind: 'speed-up' | 'cancel',
   reason: string,
 ) {
-  return core.withLock(async (): Promise<TransactionRecord | undefined> => {
+  return core.lock.run(async (): Promise<TransactionRecord | undefined> => {
     const { ledger, chainId, address, settings } = core
     const live = ledger.transactions.getTransaction(chainId, current.hash)
     if (!live || (live.status !== 'signed' && live.status !== 'broadcast')) return undefined
@@ -97,7 +97,7 @@ export function replace(
             deadlineMs: current.deadlineMs ?? undefined,
           }
         : { kind: 'cancel', to: address, data: '0x', gas: 21_000n }
-    const [record] = await core.signAndStore({
+    const [record] = await core.signer.signAndStore({
       requests: [request],
       nonce: current.nonce,
       fees,
@@ -115,8 +115,8 @@ export function replace(
 
 /** A zero-value self-transfer at `nonce`, which no live transaction of ours holds. */
 export function fillGap(core: SigningCore, nonce: number) {
-  return core.withLock(async () => {
-    const [record] = await core.signAndStore({
+  return core.lock.run(async () => {
+    const [record] = await core.signer.signAndStore({
       requests: [{ kind: 'gap-fill', to: core.address, data: '0x', gas: 21_000n }],
       nonce,
       fees: await core.feeSource.current(),

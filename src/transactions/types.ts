@@ -86,6 +86,53 @@ export type SentTransactions = {
   handedOver: Promise<void>
 }
 
+/**
+ * Transactions signed at consecutive nonces from `nonce` and not stored yet: nothing of them exists
+ * outside this process, and no nonce is taken until they are.
+ */
+export type SignedBundle = {
+  readonly nonce: number
+  readonly requests: readonly TransactionRequest[]
+  readonly raws: readonly Hex[]
+  readonly executionId: number | null
+  /** The transaction a replacement replaces (same nonce). */
+  readonly replaces: TransactionRecord | undefined
+}
+
+/**
+ * The wallet's critical section, held by its caller (the engine) from
+ * {@link TransactionManager.takeTurn} until {@link WalletTurn.send} or {@link WalletTurn.end}: what
+ * it signs takes the wallet's next nonces, and nothing else of the wallet is signed meanwhile, so
+ * the caller may plan from the wallet's pending transactions (allowanceOutlook) and check what
+ * must hold right before the commit (kill switch, a quote's validity) between the calls.
+ *
+ * The caller's order: `sign`, its checks, then `store` inside its own ledger transaction with its
+ * own writes (an execution's move to submitted), then `send` once that committed; `end` in a
+ * `finally`. A check that throws, or a rolled-back commit, leaves nothing stored and no nonce taken.
+ */
+export type WalletTurn = {
+  /** Signs `requests` at the wallet's next nonces; stores nothing, takes no nonce yet. */
+  sign(
+    requests: readonly TransactionRequest[],
+    options: { executionId: number | null },
+  ): Promise<SignedBundle>
+  /**
+   * Stores the bundle and records its nonces as taken, in the caller's ledger transaction (or one
+   * of its own when there is none). Returns the stored rows, in nonce order.
+   */
+  store(bundle: SignedBundle): TransactionRecord[]
+  /**
+   * After the commit that stored the bundle: the next nonce moves past it and it is queued for the
+   * node in nonce order (a dry run: stored failed, never sent, its nonces given back). Ends the turn.
+   */
+  send(bundle: SignedBundle): SentTransactions
+  /**
+   * Ends the turn (idempotent). A bundle stored and committed but not sent is sent now: a stored
+   * transaction is never left behind by the turn that signed it.
+   */
+  end(): void
+}
+
 /** A transaction manager's state, for /health, /metrics and the start's progress lines. */
 export type TransactionManagerStatus = {
   chainId: number
@@ -114,14 +161,8 @@ export type TransactionManagerEvent =
 
 /** Options of {@link TransactionManager.send}. */
 export type SendOptions = {
+  /** The execution the transaction serves, if any: its outcome is recorded for it. */
   executionId: number | null
-  /**
-   * Runs inside the wallet's critical section right before the nonce is taken (kill switch,
-   * remaining validity): throwing stops the send with nothing signed and no nonce used.
-   */
-  check?: (() => void) | undefined
-  /** Runs inside the ledger transaction that stores the signed transactions (e.g. the move to submitted). */
-  alsoInLedger?: ((records: readonly TransactionRecord[]) => void) | undefined
 }
 
 /** The only code that signs for one (chain, wallet): nonces, storage before broadcast, and the chain's verdicts. */
@@ -136,13 +177,12 @@ export type TransactionManager = {
    */
   send(request: TransactionRequest, options: SendOptions): Promise<SentTransaction>
   /**
-   * `send` for several transactions at once: inside the critical section, after `options.check`,
-   * `build` says what to sign (it may plan from the ledger's pending transactions, which no other
-   * send changes meanwhile, or throw to stop with nothing signed); all are signed at consecutive
-   * nonces and stored in ONE ledger commit, then sent at once in nonce order. A member sent after a
-   * refused one is cancelled (so an execute never lands without its approval) and the hole filled.
+   * Takes the wallet's critical section for the caller (see {@link WalletTurn}): it signs several
+   * transactions at consecutive nonces, checks what must hold, stores them in ONE ledger commit
+   * with its own writes, and sends them at once in nonce order. A member sent after a refused one
+   * is cancelled (so an execute never lands without its approval) and the hole filled.
    */
-  sendAll(build: () => readonly TransactionRequest[], options: SendOptions): Promise<SentTransactions>
+  takeTurn(): Promise<WalletTurn>
   /**
    * What the wallet's allowance of `token` to `spender` will be for its next transaction, given
    * `onChain` (read at `atBlock`) and the wallet's transactions not final yet: the least it can

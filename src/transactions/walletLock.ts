@@ -1,8 +1,13 @@
 /** The wallet's one critical section: nonce, signature and ledger commit never interleave. */
 export type WalletLock = {
-  /** Runs `work` once every earlier `work` has ended (whether it threw or not). */
+  /** Runs `work` once every earlier holder has let go (whether its work threw or not). */
   run<T>(work: () => Promise<T>): Promise<T>
-  /** Resolves once the work queued so far has ended. */
+  /**
+   * Resolves, once every earlier holder has let go, with the function that lets go of it; the
+   * caller holds the section until then (a wallet turn held by the engine).
+   */
+  acquire(): Promise<() => void>
+  /** Resolves once the holders queued so far have let go. */
   idle(): Promise<void>
 }
 
@@ -13,12 +18,25 @@ export type WalletLock = {
  */
 export function createWalletLock(): WalletLock {
   let last: Promise<unknown> = Promise.resolve()
+  const acquire = () => {
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const turn = last.then(() => release)
+    last = held
+    return turn
+  }
   return {
-    run(work) {
-      const run = last.then(work, work)
-      last = run.catch(() => undefined)
-      return run
+    async run(work) {
+      const release = await acquire()
+      try {
+        return await work()
+      } finally {
+        release()
+      }
     },
+    acquire,
     idle: () => last.then(() => undefined),
   }
 }

@@ -39,12 +39,8 @@ describe('beforeInclusions', () => {
     })
     ledger.transactionOutcomes.onRecorded(() => included.resolve())
     try {
-      const { records, broadcast } = await manager.sendAll(() => [approveOneRequest(chain)], {
-        executionId: null,
-      })
-      const [record] = records
-      if (!record) throw new Error('no transaction signed')
-      expect((await broadcast)[0]?.status).toBe('broadcast')
+      const { record, broadcast } = await manager.send(approveOneRequest(chain), { executionId: null })
+      expect((await broadcast).status).toBe('broadcast')
       // Mined at once (automine); the block watcher found it and asks before recording it.
       await asked.promise
       const receipt = await publicClient.getTransactionReceipt({ hash: record.hash })
