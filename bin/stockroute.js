@@ -1,7 +1,14 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx's loader, so the CLI needs no build step.
-import { register } from 'tsx/esm/api'
-
-register()
-const { main } = await import('../src/cli/main.ts')
-await main(process.argv)
+// The CLI as built into dist/ by `npm run build` (which `npm install` runs in a clone).
+let cli
+try {
+  cli = await import('../dist/cli/main.js')
+} catch (error) {
+  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/cli/main.js'))
+    throw error
+  process.stderr.write(
+    'error BUILD_MISSING: stockroute is not built (dist/cli/main.js is missing)\nfix: run `npm install` (or `npm run build`) in the checkout\n',
+  )
+  process.exit(1)
+}
+await cli.main(process.argv)

@@ -308,7 +308,7 @@ export type UpsertParameters = {
 }
 
 /** @internal */
-export function upsertPositionStatement(db: Database.Database) {
+export function upsertPositionStatement(db: Database.Database): Database.Statement<[UpsertParameters]> {
   return db.prepare<[UpsertParameters]>(
     `INSERT INTO positions (chain_id, token_address, ticker, exchange, token_kind, asset_token, asset_decimals,
        balance, locked, cost_basis, avg_price, realized_pnl, last_seq, updated_at_ms)

@@ -46,7 +46,35 @@ async function runFor(configPath: string, seconds: number) {
   return { exit, stdout, stderr }
 }
 
-it('runs the embedded demo for a bounded time: trades on both chains, exits 0', {
+/**
+ * `npm start -- --config <configPath>` in a process group of its own, as a terminal runs it; once
+ * the daemon traded, SIGINT to the whole group, as Ctrl-C sends it.
+ */
+async function npmStartUntilCtrlC(configPath: string) {
+  const child = spawn('npm', ['start', '--', '--config', configPath], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  let stdout = ''
+  let stderr = ''
+  const traded = new Promise<void>((resolve) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString()
+      if (/✓ buy/.test(stdout)) resolve()
+    })
+  })
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  const exited = exitOf(child)
+  await Promise.race([traded, exited])
+  if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGINT')
+  const exit = await exited
+  return { exit, stdout, stderr }
+}
+
+it('runs the embedded demo for a bounded time: trades on both chains, exits 0; npm start exits 0 after Ctrl-C', {
   timeout: 120_000,
 }, async () => {
   const configPath = demoConfig()
@@ -69,9 +97,11 @@ it('runs the embedded demo for a bounded time: trades on both chains, exits 0', 
   ledger.close()
   expect([...chains].sort()).toEqual([31337, 31338])
 
-  // A second run starts new chains: the first run's ledger is archived, not mixed with the new one.
-  const second = await runFor(configPath, 3)
+  // A second run, as `npm start` then Ctrl-C: it starts new chains (the first run's ledger is
+  // archived, not mixed with the new one), and npm exits 0 once the daemon stopped cleanly.
+  const second = await npmStartUntilCtrlC(configPath)
   expect(second.exit, second.stderr).toEqual({ code: 0, signal: null })
+  expect(second.stdout).toMatch(/stopped: SIGINT received/)
   expect(second.stderr).toMatch(/the previous sandbox run's ledger was moved to .*archive/)
   expect(readdirSync(join(folder, 'data', 'archive')).some((name) => name.endsWith('.sqlite'))).toBe(true)
   expect(existsSync(ledgerPath)).toBe(true)
