@@ -1,8 +1,7 @@
-import { getMarketQuotes } from '../api/actions/getMarketQuotes.js'
+import type { ServiceClient } from '../api/createServiceClient.js'
 import { readEmbeddedConfig } from '../config/config.js'
 import { isExchangeCode, marketCodes } from '../domain/markets.js'
 import type { MarketPriceBook } from '../report/types.js'
-import { serviceClientFromConfig } from './serviceClient.js'
 
 /** What the report prices open positions at, and why. */
 export type PriceSource = { book: MarketPriceBook | undefined; note: string }
@@ -27,7 +26,12 @@ export async function fetchMarketPriceBook(
       book: undefined,
       note: 'prices offline: the embedded sandbox service runs only inside the daemon; open positions at their last fill',
     }
-  let client: ReturnType<typeof serviceClientFromConfig>['client']
+  // The service client loads only here: a report of an embedded or offline ledger never needs it.
+  const [{ serviceClientFromConfig }, { getMarketQuotes }] = await Promise.all([
+    import('./serviceClient.js'),
+    import('../api/actions/getMarketQuotes.js'),
+  ])
+  let client: ServiceClient
   try {
     client = serviceClientFromConfig(configPath).client
   } catch (error) {

@@ -1,9 +1,7 @@
 import { StockrouteError } from '../domain/errors.js'
 import { differingIntentFields, type IntentTrade } from '../engine/index.js'
 import type { ExecutionRecord } from '../store/index.js'
-
-/** The error code of an intent id reused for another trade (`stockroute swap --intent-id`). */
-export const intentIdReusedCode = 'INTENT_ID_REUSED'
+import { intentIdReusedCode } from './tradeOptions.js'
 
 /**
  * `--intent-id` names an execution of another trade: nothing is executed, and the command exits 1.

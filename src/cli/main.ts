@@ -1,26 +1,31 @@
 import { Command } from 'commander'
 import { addCommandExamples, commandsBelow } from './commandExamples.js'
-import { registerChainsCommand } from './commands/chains.js'
-import { registerConfigCommand } from './commands/config.js'
-import { registerDoctorCommand } from './commands/doctor.js'
-import { registerEventsCommand } from './commands/events.js'
-import { registerExecutionsCommand } from './commands/executions.js'
-import { registerKillSwitchCommands } from './commands/killSwitch.js'
-import { registerLocalChainsCommand } from './commands/localChains.js'
-import { registerMarketCommand } from './commands/market.js'
-import { registerPositionsCommand } from './commands/positions.js'
-import { registerQuoteCommand } from './commands/quote.js'
-import { registerReportCommand } from './commands/report.js'
-import { registerSandboxCommand } from './commands/sandbox.js'
-import { registerStartCommand } from './commands/start.js'
-import { registerStrategiesCommand } from './commands/strategies.js'
-import { registerSwapCommand } from './commands/swap.js'
-import { registerTokensCommand } from './commands/tokens.js'
+import { registerChainsCommand } from './commands/chainsCommand.js'
+import { registerConfigCommand } from './commands/configCommand.js'
+import { registerDoctorCommand } from './commands/doctorCommand.js'
+import { registerEventsCommand } from './commands/eventsCommand.js'
+import { registerExecutionsCommand } from './commands/executionsCommand.js'
+import { registerKillSwitchCommands } from './commands/killSwitchCommand.js'
+import { registerLocalChainsCommand } from './commands/localChainsCommand.js'
+import { registerMarketCommand } from './commands/marketCommand.js'
+import { registerPositionsCommand } from './commands/positionsCommand.js'
+import { registerQuoteCommand } from './commands/quoteCommand.js'
+import { registerReportCommand } from './commands/reportCommand.js'
+import { registerSandboxCommand } from './commands/sandboxCommand.js'
+import { registerStartCommand } from './commands/startCommand.js'
+import { registerStrategiesCommand } from './commands/strategiesCommand.js'
+import { registerSwapCommand } from './commands/swapCommand.js'
+import { registerTokensCommand } from './commands/tokensCommand.js'
 import { formatCliError } from './formatCliError.js'
 import { reportUnknownOptionsFirst } from './options.js'
 import { packageVersion } from './packageVersion.js'
 
-/** Builds the `stockroute` command line; each command is a thin layer over the library. */
+/**
+ * Builds the `stockroute` command line; each command is a thin layer over the library. Only the
+ * commands' definitions (./commands/*Command.ts: names, options, help) load here; each action
+ * imports its implementation (./commands/*Action.ts) when its command runs, so that `--version`,
+ * `--help` and a command that reads one file do not load the engine, the chains or the sandbox.
+ */
 export function buildProgram(): Command {
   const program = new Command()
   program

@@ -32,6 +32,33 @@ export function withConfig(command: Command): Command {
     .option('--json', 'print the result as JSON on stdout')
 }
 
+/** Adds the options every command that talks to the service takes. */
+export function withServiceOptions(command: Command): Command {
+  return command
+    .option(
+      '--config <file>',
+      'stockroute.json to use (secrets from the environment or the .env beside it)',
+      'stockroute.json',
+    )
+    .option('--json', 'print the result as JSON on stdout')
+}
+
+/** Commander parser for a chain id: a positive whole number. */
+export function parseChainId(text: string): number {
+  if (!/^\d{1,15}$/.test(text) || Number(text) === 0) {
+    throw new InvalidArgumentError('must be a chain id: a positive whole number such as 31337')
+  }
+  return Number(text)
+}
+
+/** Commander parser for a ticker: not empty, no surrounding spaces. */
+export function parseTicker(text: string): string {
+  if (text.trim() === '' || text.trim() !== text) {
+    throw new InvalidArgumentError('must be a ticker such as AAPL, AAPLs or 0700, without spaces')
+  }
+  return text
+}
+
 /** The parts of commander's Command this module relies on that its typings leave out. */
 type CommandInternals = {
   missingMandatoryOptionValue(option: Option): void

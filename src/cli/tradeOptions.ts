@@ -4,6 +4,7 @@ import { DomainRuleError } from '../domain/domainRuleError.js'
 import { type ExchangeCode, isExchangeCode } from '../domain/markets.js'
 import { parsePrice } from '../domain/unitStrings.js'
 import type { Price } from '../domain/units.js'
+import { parseChainId, parseTicker } from './options.js'
 
 // The options of commands that name one trade (`stockroute quote`, `stockroute swap`): the same
 // flags, parsed and checked once, here.
@@ -56,20 +57,6 @@ export function checkTradeOptions(options: TradeOptions, command: Command): void
   }
 }
 
-export function parseChainId(text: string): number {
-  if (!/^\d{1,15}$/.test(text) || Number(text) === 0) {
-    throw new InvalidArgumentError('must be a chain id: a positive whole number such as 31337')
-  }
-  return Number(text)
-}
-
-export function parseTicker(text: string): string {
-  if (text.trim() === '' || text.trim() !== text) {
-    throw new InvalidArgumentError('must be a ticker such as AAPL, AAPLs or 0700, without spaces')
-  }
-  return text
-}
-
 export function parseExchange(text: string): ExchangeCode {
   const code = /^\d$/.test(text) ? Number(text) : Number.NaN
   if (!isExchangeCode(code))
@@ -114,6 +101,9 @@ export function parseLimitPrice(text: string): Price {
   if (price <= 0n) throw new InvalidArgumentError(problem)
   return price
 }
+
+/** The error code of an intent id reused for another trade (`stockroute swap --intent-id`). */
+export const intentIdReusedCode = 'INTENT_ID_REUSED'
 
 /** An intent id: 1 to 200 visible characters, no spaces (it is the idempotency key of the trade). */
 export function parseIntentId(text: string): string {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
-import { unfinishedAtStopLine } from '../../src/cli/commands/start.js'
+import { unfinishedAtStopLine } from '../../src/cli/commands/startAction.js'
 import type { DaemonReport } from '../../src/daemon/startDaemon.js'
 import { openLedger } from '../../src/store/index.js'
 import { exitOf, repoRoot } from '../helpers/processes.js'

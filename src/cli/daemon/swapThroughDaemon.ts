@@ -17,7 +17,7 @@ import { type ExecutionRecord, terminalExecutionStates } from '../../store/index
 import { describeSwap, swapResult } from '../commands/swapResult.js'
 import { assertSameTrade } from '../intentReuse.js'
 import { withInterrupt } from '../interrupt.js'
-import { printResult } from '../serviceClient.js'
+import { printResult } from '../printResult.js'
 import type { DaemonClient } from './createDaemonClient.js'
 import { DaemonClientError } from './daemonClientError.js'
 import { swapOutcomeOfView } from './swapOutcomeOfView.js'

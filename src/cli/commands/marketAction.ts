@@ -1,4 +1,3 @@
-import { type Command, InvalidArgumentError } from 'commander'
 import type { MarketQuote } from '../../api/actions/getMarketQuote.js'
 import { getMarketQuotes } from '../../api/actions/getMarketQuotes.js'
 import { getSpreadTables } from '../../api/actions/getSpreadTables.js'
@@ -11,7 +10,8 @@ import { tickSize } from '../../domain/tickRules.js'
 import { formatPrice } from '../../domain/unitStrings.js'
 import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
-import { printResult, serviceClientFromConfig, withServiceOptions } from '../serviceClient.js'
+import { printResult } from '../printResult.js'
+import { serviceClientFromConfig } from '../serviceClient.js'
 
 type MarketOptions = {
   config: string
@@ -41,44 +41,24 @@ export type MarketRow = {
 }
 
 /**
- * `stockroute market --market usex|hkex|krex --symbols A,B [--info] [--json]`: market quotes of
- * stocks of one market (any number: sent 30 at a time). With --info (hkex, krex) each stock's board
- * lot and spread table from its ticker info, and the tick at the close price from the market's
- * spread tables.
- *
- * @example
- * registerMarketCommand(program)
- * // stockroute market --market hkex --symbols 0700,9988 --info
+ * What `stockroute market` runs (its options: ./marketCommand.ts): the quotes, with --info each
+ * stock's lot, spread table and tick.
  */
-export function registerMarketCommand(program: Command) {
-  withServiceOptions(
-    program
-      .command('market')
-      .description('market quotes of stocks of one market (GET /market/v1/tickers/quotes)'),
-  )
-    .requiredOption('--market <market>', 'market code: usex, hkex or krex', parseMarket)
-    .requiredOption(
-      '--symbols <list>',
-      'comma-separated stock symbols of that market (e.g. 0700,9988)',
-      parseSymbols,
-    )
-    .option('--info', 'hkex and krex: add board lot, spread table and tick size from the ticker info')
-    .action(async (options: MarketOptions) => {
-      const { market } = options
-      if (options.info && market !== 'hkex' && market !== 'krex')
-        throw new StockrouteError({
-          code: 'INVALID_OPTIONS',
-          shortMessage: `--info applies to hkex and krex (lots and price bands); ${market} stocks trade in lots of 1 at a tick of 0.01`,
-          remedy: `leave out --info for ${market}`,
-        })
-      const { client } = serviceClientFromConfig(options.config)
-      const rows = await withInterrupt(async (signal) => {
-        const quotes = await getMarketQuotes(client, { symbols: options.symbols, market }, { signal })
-        if (!options.info || market === 'usex') return quotes.map(rowOf)
-        return withRules(client, market, quotes, signal)
-      })
-      printResult(options.json, rows, () => renderRows(rows, options.info === true))
+export async function showMarketQuotes(options: MarketOptions) {
+  const { market } = options
+  if (options.info && market !== 'hkex' && market !== 'krex')
+    throw new StockrouteError({
+      code: 'INVALID_OPTIONS',
+      shortMessage: `--info applies to hkex and krex (lots and price bands); ${market} stocks trade in lots of 1 at a tick of 0.01`,
+      remedy: `leave out --info for ${market}`,
     })
+  const { client } = serviceClientFromConfig(options.config)
+  const rows = await withInterrupt(async (signal) => {
+    const quotes = await getMarketQuotes(client, { symbols: options.symbols, market }, { signal })
+    if (!options.info || market === 'usex') return quotes.map(rowOf)
+    return withRules(client, market, quotes, signal)
+  })
+  printResult(options.json, rows, () => renderRows(rows, options.info === true))
 }
 
 function rowOf(quote: MarketQuote): MarketRow {
@@ -174,23 +154,4 @@ function changePercent(close: string, prevClose: string): string {
   const sign = basisPoints < 0n ? '-' : '+'
   const magnitude = basisPoints < 0n ? -basisPoints : basisPoints
   return `${sign}${magnitude / 100n}.${String(magnitude % 100n).padStart(2, '0')}%`
-}
-
-function parseMarket(text: string): MarketCode {
-  if (text !== 'usex' && text !== 'hkex' && text !== 'krex')
-    throw new InvalidArgumentError('must be a market code: usex, hkex or krex')
-  return text
-}
-
-function parseSymbols(text: string): string[] {
-  const symbols = text.split(',').map((item) => item.trim())
-  const empty = symbols.flatMap((symbol, index) => (symbol === '' ? [index + 1] : []))
-  if (empty.length > 0)
-    throw new InvalidArgumentError(
-      `item ${empty.join(', ')} is empty: give comma-separated symbols without stray commas, e.g. 0700,9988`,
-    )
-  const repeated = [...new Set(symbols.filter((symbol, index) => symbols.indexOf(symbol) !== index))]
-  if (repeated.length > 0)
-    throw new InvalidArgumentError(`${repeated.join(', ')} given more than once: list each symbol once`)
-  return symbols
 }

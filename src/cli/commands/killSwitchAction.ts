@@ -1,4 +1,3 @@
-import { type Command, InvalidArgumentError } from 'commander'
 import { killSwitchViewSchema } from '../../daemon/controlApi/contract.js'
 import { type KillSwitchState, migrationProgressPrinter, openLedger } from '../../store/index.js'
 import type { DaemonClient } from '../daemon/createDaemonClient.js'
@@ -6,48 +5,7 @@ import { announcePath, findDaemon } from '../daemon/findDaemon.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { timeMsOf } from '../daemon/timeMsOf.js'
 import { withInterrupt } from '../interrupt.js'
-import { printResult } from '../serviceClient.js'
-
-type KillSwitchOptions = { config: string; json?: boolean; reason?: string }
-
-/** The reason `stockroute halt` records when none is given. */
-export const defaultHaltReason = 'operator: stockroute halt'
-
-/**
- * `stockroute halt [--reason TEXT]` and `stockroute resume [--reason TEXT]`: latch or release the
- * kill switch of the configuration's ledger. While a daemon owns the ledger, through its control
- * API (`POST /v1/kill-switch/halt|resume`); otherwise in the ledger directly (created if missing).
- * Which path was taken is printed on stderr. While halted, the engine signs nothing, in this process
- * or any other using the ledger, across restarts. Neither needs the secrets.
- *
- * @example
- * registerKillSwitchCommands(program)
- * // stockroute halt --reason "unexpected fills" --config ./sbx/stockroute.json
- */
-export function registerKillSwitchCommands(program: Command) {
-  withLedgerOptions(
-    program
-      .command('halt')
-      .description('latch the kill switch: nothing is signed until `stockroute resume` (survives restarts)'),
-  )
-    .option('--reason <text>', `why trading stops (default: "${defaultHaltReason}")`, parseReason)
-    .action(async (options: KillSwitchOptions) => {
-      const reason = options.reason ?? defaultHaltReason
-      await switchKill(options, 'halt', reason, (ledger) => ledger.risk.halt(reason))
-    })
-  withLedgerOptions(program.command('resume').description('release the kill switch: trading may sign again'))
-    .option('--reason <text>', 'why trading resumes (default: "operator: stockroute resume")', parseReason)
-    .action(async (options: KillSwitchOptions) => {
-      const reason = options.reason ?? 'operator: stockroute resume'
-      await switchKill(options, 'resume', reason, (ledger) => ledger.risk.resume(reason))
-    })
-}
-
-function withLedgerOptions(command: Command): Command {
-  return command
-    .option('--config <file>', 'stockroute.json whose ledger to use (no secrets needed)', 'stockroute.json')
-    .option('--json', 'print the kill switch as JSON on stdout')
-}
+import { printResult } from '../printResult.js'
 
 /** The kill switch after a command, however it was changed. */
 type SwitchOutcome = {
@@ -58,15 +16,20 @@ type SwitchOutcome = {
   daemonPid: number | undefined
 }
 
-async function switchKill(
-  options: KillSwitchOptions,
+/**
+ * What `stockroute halt` and `stockroute resume` run (their options: ./killSwitchCommand.ts): the
+ * kill switch latched or released, through the daemon that owns the ledger or in the ledger itself.
+ */
+export async function switchKill(
+  options: { config: string; json?: boolean },
   action: 'halt' | 'resume',
   reason: string,
-  change: (ledger: ReturnType<typeof openLedger>) => KillSwitchState,
 ) {
   const target = readLedgerTarget(options.config)
   const found = findDaemon(target)
   announcePath(found)
+  const change = (ledger: ReturnType<typeof openLedger>): KillSwitchState =>
+    action === 'halt' ? ledger.risk.halt(reason) : ledger.risk.resume(reason)
   const outcome =
     found.kind === 'daemon'
       ? await withInterrupt((signal) => switchThroughDaemon(found.client, action, reason, signal))
@@ -135,10 +98,4 @@ async function switchThroughDaemon(
     via: 'daemon',
     daemonPid: client.pid,
   }
-}
-
-function parseReason(text: string): string {
-  if (text.trim() === '') throw new InvalidArgumentError('must say why, e.g. "operator: unexpected fills"')
-  if (text.length > 500) throw new InvalidArgumentError('must be at most 500 characters')
-  return text
 }

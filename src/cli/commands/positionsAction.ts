@@ -1,4 +1,3 @@
-import type { Command } from 'commander'
 import { formatUnits } from 'viem'
 import { type PositionView, positionListSchema } from '../../daemon/controlApi/contract.js'
 import { toPositionView } from '../../daemon/controlApi/views/positionView.js'
@@ -7,47 +6,29 @@ import { announcePath, findDaemon } from '../daemon/findDaemon.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
-import { printResult } from '../serviceClient.js'
-import { parseChainId } from '../tradeOptions.js'
+import { printResult } from '../printResult.js'
 
 /**
- * `stockroute positions [--chain ID] [--json]`: the ledger's positions (balance, average price,
- * cost basis, realized PnL), through the running daemon (`GET /v1/positions`) or read-only from
- * the ledger when none runs.
- *
- * @example
- * registerPositionsCommand(program)
- * // stockroute positions --chain 31337 --config ./sbx/stockroute.json
+ * What `stockroute positions` runs (its options: ./positionsCommand.ts): through the daemon when
+ * one runs, else from the ledger read-only.
  */
-export function registerPositionsCommand(program: Command) {
-  program
-    .command('positions')
-    .description("the ledger's positions: balance, average price, cost basis, realized PnL")
-    .option(
-      '--config <file>',
-      'stockroute.json whose daemon or ledger to use (no secrets needed)',
-      'stockroute.json',
-    )
-    .option('--chain <id>', 'only this chain', parseChainId)
-    .option('--json', 'print the positions as JSON on stdout')
-    .action(async (options: { config: string; chain?: number; json?: boolean }) => {
-      const target = readLedgerTarget(options.config)
-      const found = findDaemon(target)
-      announcePath(found)
-      const positions =
-        found.kind === 'daemon'
-          ? (
-              await withInterrupt((signal) =>
-                found.client.request('GET', '/v1/positions', {
-                  query: { chainId: options.chain },
-                  schema: positionListSchema,
-                  signal,
-                }),
-              )
-            ).positions
-          : readPositions(target.ledgerPath, options.chain)
-      printResult(options.json, { positions }, () => positionTable(positions))
-    })
+export async function listPositions(options: { config: string; chain?: number; json?: boolean }) {
+  const target = readLedgerTarget(options.config)
+  const found = findDaemon(target)
+  announcePath(found)
+  const positions =
+    found.kind === 'daemon'
+      ? (
+          await withInterrupt((signal) =>
+            found.client.request('GET', '/v1/positions', {
+              query: { chainId: options.chain },
+              schema: positionListSchema,
+              signal,
+            }),
+          )
+        ).positions
+      : readPositions(target.ledgerPath, options.chain)
+  printResult(options.json, { positions }, () => positionTable(positions))
 }
 
 /** The ledger's positions, read-only, amounts as decimal strings of base units (as the API sends them). */

@@ -1,4 +1,3 @@
-import { type Command, InvalidArgumentError } from 'commander'
 import {
   cancelReplySchema,
   type ExecutionDetailView,
@@ -9,19 +8,16 @@ import {
 import { toExecutionDetailView } from '../../daemon/controlApi/views/executionDetailView.js'
 import { toExecutionView } from '../../daemon/controlApi/views/executionView.js'
 import { StockrouteError } from '../../domain/errors.js'
-import { type ExecutionState, executionStates, openLedger } from '../../store/index.js'
+import { type ExecutionState, openLedger } from '../../store/index.js'
 import { DaemonClientError } from '../daemon/daemonClientError.js'
 import { announcePath, findDaemon, requireDaemon } from '../daemon/findDaemon.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
-import { parsePositiveInteger, withConfig } from '../options.js'
-import { parseStrategyOption } from '../parseStrategyOption.js'
-import { parseTimeOption } from '../parseTimeOption.js'
-import { printResult } from '../serviceClient.js'
-import { parseChainId, parseTicker } from '../tradeOptions.js'
+import { printResult } from '../printResult.js'
 import { describeExecution } from './describeExecution.js'
 
+/** The options of `stockroute executions`, as commander parsed them. */
 type ListOptions = {
   config: string
   json?: boolean
@@ -34,66 +30,13 @@ type ListOptions = {
   limit: number
 }
 
-/**
- * `stockroute executions [--state s1,s2] [--chain ID] [--ticker T] [--strategy ID] [--since T]
- * [--until T] [--limit N] [--json]`, `stockroute executions show <id>` and `stockroute executions
- * cancel <id> [--reason TEXT]`. Listing and showing go through the running daemon
- * (`GET /v1/executions`, `GET /v1/executions/:id`), or read the ledger read-only when none runs.
- * Cancelling needs the daemon: only it may be about to sign, and it cancels an execution not signed
- * yet (`POST /v1/executions/:id/cancel`); without a daemon nothing signs, so there is nothing to
- * race, and the command says to start the daemon or to halt instead.
- *
- * @example
- * registerExecutionsCommand(program)
- * // stockroute executions --state failed,expired --since 24h --config ./sbx/stockroute.json
- */
-export function registerExecutionsCommand(program: Command) {
-  const executions = withListFilters(
-    withConfig(
-      program
-        .command('executions')
-        // Options after a subcommand are the subcommand's (both have --config): `executions show 4 --config f`.
-        .enablePositionalOptions()
-        .description(
-          'list executions, newest first (show <id>: one in detail; cancel <id>: stop one not signed yet)',
-        ),
-    ),
-  ).action(listExecutions)
-
-  withConfig(executions.command('show').description('one execution: its timeline, transactions and fills'))
-    .argument('<id>', 'execution id', parseExecutionId)
-    .action(showExecution)
-
-  withConfig(executions.command('cancel').description('cancel an execution the daemon has not signed yet'))
-    .argument('<id>', 'execution id', parseExecutionId)
-    .option('--reason <text>', 'why (default: "operator: stockroute executions cancel")')
-    .action(cancelExecution)
-}
-
-/** The filters of `stockroute executions`. */
-function withListFilters(command: Command): Command {
-  return command
-    .option(
-      '--state <states>',
-      `only these states, comma-separated: ${executionStates.join(', ')}`,
-      parseStates,
-    )
-    .option('--chain <id>', 'only this chain', parseChainId)
-    .option('--ticker <ticker>', 'only this ticker', parseTicker)
-    .option('--strategy <id>', "only this strategy's executions", parseStrategyOption)
-    .option(
-      '--since <time>',
-      'created at or after: ISO 8601 (2026-11-25T10:00Z) or an age (30m, 6h, 2d)',
-      parseTimeOption,
-    )
-    .option('--until <time>', 'created before: ISO 8601 or an age (30m, 6h, 2d)', parseTimeOption)
-    .option('--limit <n>', 'at most this many', parsePositiveInteger, 50)
-}
-
 type ExecutionPage = { rows: ExecutionView[]; more: boolean }
 
-/** `stockroute executions`: through the daemon when one runs, else from the ledger read-only. */
-async function listExecutions(options: ListOptions) {
+/**
+ * What `stockroute executions` runs (its options: ./executionsCommand.ts): through the daemon when
+ * one runs, else from the ledger read-only.
+ */
+export async function listExecutions(options: ListOptions) {
   const target = readLedgerTarget(options.config)
   const found = findDaemon(target)
   announcePath(found)
@@ -150,8 +93,8 @@ function listFromLedger(ledgerPath: string, options: ListOptions): ExecutionPage
   return { rows, more: rows.length === options.limit }
 }
 
-/** `stockroute executions show <id>`. */
-async function showExecution(id: number, options: { config: string; json?: boolean }) {
+/** What `stockroute executions show <id>` runs: one execution in detail, as `executions` finds it. */
+export async function showExecution(id: number, options: { config: string; json?: boolean }) {
   const target = readLedgerTarget(options.config)
   const found = findDaemon(target)
   announcePath(found)
@@ -167,8 +110,11 @@ async function showExecution(id: number, options: { config: string; json?: boole
   printResult(options.json, detail, () => describeExecution(detail))
 }
 
-/** `stockroute executions cancel <id>`: through the daemon only. */
-async function cancelExecution(id: number, options: { config: string; json?: boolean; reason?: string }) {
+/** What `stockroute executions cancel <id>` runs: through the daemon only. */
+export async function cancelExecution(
+  id: number,
+  options: { config: string; json?: boolean; reason?: string },
+) {
   const target = readLedgerTarget(options.config)
   const client = requireDaemon(
     target,
@@ -265,21 +211,4 @@ function executionTable(rows: readonly ExecutionView[], more: boolean): string {
     ]),
   )
   return more ? `${table}\n(more: raise --limit or narrow with --until)` : table
-}
-
-function parseExecutionId(text: string): number {
-  if (!/^[1-9]\d{0,14}$/.test(text))
-    throw new InvalidArgumentError('must be an execution id: a positive whole number')
-  return Number(text)
-}
-
-function parseStates(text: string): ExecutionState[] {
-  const states = text.split(',').map((state) => state.trim())
-  const known: readonly string[] = executionStates
-  const unknown = states.filter((state) => !known.includes(state))
-  if (unknown.length > 0)
-    throw new InvalidArgumentError(
-      `unknown state ${unknown.join(', ')}: the states are ${executionStates.join(', ')}`,
-    )
-  return states as ExecutionState[]
 }

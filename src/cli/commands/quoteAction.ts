@@ -1,4 +1,3 @@
-import type { Command } from 'commander'
 import { type Address, createPublicClient, erc20Abi, formatUnits, http } from 'viem'
 import { getChains } from '../../api/actions/getChains.js'
 import { type GetRouterQuoteReturnType, getRouterQuote } from '../../api/actions/getRouterQuote.js'
@@ -11,41 +10,21 @@ import { assetDecimalsOf } from '../../domain/units.js'
 import type { QuotePreview, SwapIntent } from '../../engine/index.js'
 import { openConfiguredEngine } from '../engineFromConfig.js'
 import { withInterrupt } from '../interrupt.js'
-import { printResult, serviceClientFromConfig, withServiceOptions } from '../serviceClient.js'
-import { checkTradeOptions, type TradeOptions, withTradeOptions } from '../tradeOptions.js'
+import { printResult } from '../printResult.js'
+import { serviceClientFromConfig } from '../serviceClient.js'
+import type { TradeOptions } from '../tradeOptions.js'
 
-type QuoteOptions = TradeOptions & {
+/** The options of `stockroute quote`, as commander parsed them. */
+export type QuoteOptions = TradeOptions & {
   config: string
   json?: boolean
 }
 
 /**
- * `stockroute quote --chain ID --ticker T --exchange N --side buy|sell --amount X
- * [--amount-type stablecoin|stocktoken] [--json]`: asks the service for a signed router quote in the
- * chain's default asset and prints it with its amounts in natural units and the seconds it has left,
- * with what the engine would make of it (`engine.preview`): the guard's verdict, the risk limits,
- * the kill switch, the approvals it would send, the validity it needs. It executes nothing.
- *
- * @example
- * registerQuoteCommand(program)
- * // stockroute quote --chain 31337 --ticker AAPL --exchange 0 --side buy --amount 1000
+ * What `stockroute quote` runs (its options: ./quoteCommand.ts): a signed router quote, with the
+ * engine's view of it (`engine.preview`).
  */
-export function registerQuoteCommand(program: Command) {
-  withTradeOptions(
-    withServiceOptions(
-      program
-        .command('quote')
-        .description(
-          "get a signed router quote (valid 10 s) in the chain's default asset, with the guard's verdict; executes nothing",
-        ),
-    ),
-  ).action(async (options: QuoteOptions, command: Command) => {
-    checkTradeOptions(options, command)
-    await runQuote(options)
-  })
-}
-
-async function runQuote(options: QuoteOptions) {
+export async function runQuote(options: QuoteOptions) {
   const { client, config } = serviceClientFromConfig(options.config)
   await withInterrupt(async (signal) => {
     const { chains } = await getChains(client, {}, { signal })

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
-import type { Command } from 'commander'
 import { dryRunLedgerFileName } from '../../config/ledgerPath.js'
 import type { Price } from '../../domain/units.js'
 import type { ExecutionOutcome, SwapIntent } from '../../engine/index.js'
@@ -9,20 +8,16 @@ import { announcePath, findDaemon } from '../daemon/findDaemon.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { swapThroughDaemon } from '../daemon/swapThroughDaemon.js'
 import { openConfiguredEngine } from '../engineFromConfig.js'
-import { assertSameTrade, intentIdReusedCode } from '../intentReuse.js'
+import { assertSameTrade } from '../intentReuse.js'
 import { withInterrupt } from '../interrupt.js'
-import { printResult, serviceClientFromConfig, withServiceOptions } from '../serviceClient.js'
-import {
-  checkTradeOptions,
-  parseIntentId,
-  parseLimitPrice,
-  type TradeOptions,
-  withTradeOptions,
-} from '../tradeOptions.js'
+import { printResult } from '../printResult.js'
+import { serviceClientFromConfig } from '../serviceClient.js'
+import type { TradeOptions } from '../tradeOptions.js'
 import { swapOutcomeOf } from './swapOutcome.js'
 import { describeSwap, swapResult } from './swapResult.js'
 
-type SwapOptions = TradeOptions & {
+/** The options of `stockroute swap`, as commander parsed them. */
+export type SwapOptions = TradeOptions & {
   config: string
   json?: boolean
   limitPrice?: Price
@@ -32,58 +27,21 @@ type SwapOptions = TradeOptions & {
 }
 
 /**
- * `stockroute swap --chain ID --ticker T --exchange N --side buy|sell --amount X
- * [--amount-type stablecoin|stocktoken] [--limit-price P] [--intent-id ID] [--dry-run] [--json]`:
- * executes one trade with the engine (recovering anything a previous run left unfinished first),
- * shows each state change on stderr, and prints the outcome. While a daemon owns the ledger, the
- * trade goes through its control API instead ({@link swapThroughDaemon}); stderr says which. Exit code 0 when confirmed (or when a
- * dry run got to its end), 1 otherwise. An `--intent-id` executed before is a replay when the trade
- * is the same (its execution is printed as a replay, `replay: true`, exit 0) and an error
- * `INTENT_ID_REUSED` naming the fields that differ otherwise (nothing executed, exit 1).
- *
- * @example
- * registerSwapCommand(program)
- * // stockroute swap --chain 31337 --ticker AAPL --exchange 0 --side buy --amount 1000
+ * What `stockroute swap` runs (its options: ./swapCommand.ts): through the daemon that owns the
+ * ledger when one runs ({@link swapThroughDaemon}), else with an engine in this process.
  */
-export function registerSwapCommand(program: Command) {
-  withTradeOptions(
-    withServiceOptions(
-      program
-        .command('swap')
-        .description(
-          "execute one trade: quote, guard, approve, execute, settle, record (the chain's default asset)",
-        ),
-    ),
-  )
-    .option(
-      '--limit-price <price>',
-      "worst acceptable price per share in the market's currency (USD, HKD, KRW): a buy pays at most it, a sell gets at least it",
-      parseLimitPrice,
-    )
-    .option(
-      '--intent-id <id>',
-      `idempotency key (default: a new cli-<uuid>): the same id and trade again is a replay (its execution is shown, exit 0); the same id with another trade fails with ${intentIdReusedCode} (exit 1)`,
-      parseIntentId,
-    )
-    .option(
-      '--dry-run',
-      'quote, guard, sign and simulate, never broadcast: prints the quantity, price, approvals and gas it would send (ledger: DATA/stockroute.dry-run.sqlite); overrides the config',
-    )
-    .option('--no-dry-run', "trade for real even if the config's execution.dryRun is true")
-    .action(async (options: SwapOptions, command: Command) => {
-      checkTradeOptions(options, command)
-      // A daemon that owns the ledger (the dry-run one for dry runs) takes the swap: the ledger has one writer.
-      const target = readLedgerTarget(options.config, { dryRun: options.dryRun })
-      const found = findDaemon(target)
-      // The path taken: on stderr for the daemon (and a stale runtime file); the result's `via` for both.
-      if (found.kind === 'daemon' || found.staleNote) announcePath(found)
-      if (found.kind === 'daemon')
-        await swapThroughDaemon(found.client, options, {
-          ledgerPath: target.ledgerPath,
-          dryRun: target.ledgerPath.endsWith(dryRunLedgerFileName),
-        })
-      else await runSwap(options)
+export async function runSwapCommand(options: SwapOptions) {
+  // A daemon that owns the ledger (the dry-run one for dry runs) takes the swap: the ledger has one writer.
+  const target = readLedgerTarget(options.config, { dryRun: options.dryRun })
+  const found = findDaemon(target)
+  // The path taken: on stderr for the daemon (and a stale runtime file); the result's `via` for both.
+  if (found.kind === 'daemon' || found.staleNote) announcePath(found)
+  if (found.kind === 'daemon')
+    await swapThroughDaemon(found.client, options, {
+      ledgerPath: target.ledgerPath,
+      dryRun: target.ledgerPath.endsWith(dryRunLedgerFileName),
     })
+  else await runSwap(options)
 }
 
 async function runSwap(options: SwapOptions) {

@@ -1,5 +1,3 @@
-import type { Command } from 'commander'
-import { createServiceClient } from '../../api/createServiceClient.js'
 import {
   ConfigError,
   configFieldsRemedy,
@@ -13,8 +11,6 @@ import {
   type StrategyRulesReport,
   type TickerRulesLookup,
 } from '../../strategy/checkStrategyMarketRules.js'
-import { catalogueTickerRules } from '../catalogueTickerRules.js'
-import { serviceTickerRules } from '../doctor/index.js'
 import { formatCliError } from '../formatCliError.js'
 
 /** Per ticker info call of `config check`, ms: a check should answer quickly, and says when it could not. */
@@ -23,58 +19,42 @@ const tickerInfoBudgetMs = 3_000
 type CheckOptions = { config: string; json?: boolean; service: boolean }
 
 /**
- * `stockroute config check --config FILE`: validates the file (a service configuration and the
- * secrets it names, or an embedded-sandbox one), then the strategies' lots and ticks against their
- * tickers' rules (the service's ticker info, or the embedded sandbox's catalogue), and prints a
- * redacted summary. Exit 2 when anything is invalid.
+ * What `stockroute config check` runs (its options: ./configCommand.ts): the file, then the
+ * strategies' lots and ticks; the summary, or exit code 2 with what is invalid.
  */
-export function registerConfigCommand(program: Command) {
-  const config = program.command('config').description('configuration files')
-  config
-    .command('check')
-    .description(
-      "validate a stockroute.json, the secrets it names (from the environment or the .env beside it) and its strategies' lots and ticks (from the service's ticker info)",
-    )
-    .option('--config <file>', 'path of stockroute.json', 'stockroute.json')
-    .option('--json', 'print the summary as JSON')
-    .option(
-      '--no-service',
-      "do not ask the service for the tickers' lots and spread tables (not checked then)",
-    )
-    .action(async (options: CheckOptions) => {
-      let daemonConfig: DaemonConfig
-      try {
-        daemonConfig = loadDaemonConfig(options.config)
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error
-        process.stderr.write(`${formatCliError(error)}\n`)
-        process.exitCode = 2
-        return
-      }
-      const strategies = daemonConfig.kind === 'embedded' ? daemonConfig.daemon : daemonConfig.config.daemon
-      const rules = await checkRules(daemonConfig, strategies.strategies, options.service)
-      if (rules.report.problems.length > 0) {
-        const configPath =
-          daemonConfig.kind === 'embedded' ? daemonConfig.configPath : daemonConfig.config.configPath
-        const problems = rules.report.problems.map((p) => `  ${p.path}: ${p.message}`)
-        const error = new ConfigError(`${configPath} is invalid:`, problems, { remedy: configFieldsRemedy })
-        process.stderr.write(`${formatCliError(error)}\n`)
-        process.exitCode = 2
-        return
-      }
-      const summary =
-        daemonConfig.kind === 'embedded' ? embeddedSummary(daemonConfig) : serviceSummary(daemonConfig.config)
-      const marketRules = {
-        source: rules.source,
-        checked: rules.report.checked,
-        unchecked: rules.report.unchecked,
-      }
-      if (options.json) {
-        process.stdout.write(`${JSON.stringify({ ...summary.json, marketRules })}\n`)
-        return
-      }
-      process.stdout.write(`${[...summary.lines, `  lots and ticks: ${describeRules(rules)}`].join('\n')}\n`)
-    })
+export async function checkConfig(options: CheckOptions) {
+  let daemonConfig: DaemonConfig
+  try {
+    daemonConfig = loadDaemonConfig(options.config)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(`${formatCliError(error)}\n`)
+    process.exitCode = 2
+    return
+  }
+  const strategies = daemonConfig.kind === 'embedded' ? daemonConfig.daemon : daemonConfig.config.daemon
+  const rules = await checkRules(daemonConfig, strategies.strategies, options.service)
+  if (rules.report.problems.length > 0) {
+    const configPath =
+      daemonConfig.kind === 'embedded' ? daemonConfig.configPath : daemonConfig.config.configPath
+    const problems = rules.report.problems.map((p) => `  ${p.path}: ${p.message}`)
+    const error = new ConfigError(`${configPath} is invalid:`, problems, { remedy: configFieldsRemedy })
+    process.stderr.write(`${formatCliError(error)}\n`)
+    process.exitCode = 2
+    return
+  }
+  const summary =
+    daemonConfig.kind === 'embedded' ? embeddedSummary(daemonConfig) : serviceSummary(daemonConfig.config)
+  const marketRules = {
+    source: rules.source,
+    checked: rules.report.checked,
+    unchecked: rules.report.unchecked,
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ ...summary.json, marketRules })}\n`)
+    return
+  }
+  process.stdout.write(`${[...summary.lines, `  lots and ticks: ${describeRules(rules)}`].join('\n')}\n`)
 }
 
 type RulesOutcome = { source: string; report: StrategyRulesReport }
@@ -91,7 +71,8 @@ async function checkRules(
   let lookUp: TickerRulesLookup
   if (daemonConfig.kind === 'embedded') {
     source = "the embedded sandbox's catalogue"
-    lookUp = catalogueTickerRules
+    // Each source loads only when used: the catalogue, or the service client and its checks.
+    lookUp = (await import('../catalogueTickerRules.js')).catalogueTickerRules
   } else if (!useService) {
     source = 'none (--no-service)'
     lookUp = async () => {
@@ -100,6 +81,10 @@ async function checkRules(
   } else {
     const loaded = daemonConfig.config
     source = `the ticker info of ${loaded.service.baseUrl}`
+    const [{ createServiceClient }, { serviceTickerRules }] = await Promise.all([
+      import('../../api/createServiceClient.js'),
+      import('../doctor/strategyRulesCheck.js'),
+    ])
     lookUp = serviceTickerRules(
       createServiceClient({
         baseUrl: loaded.service.baseUrl,

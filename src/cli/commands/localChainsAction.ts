@@ -1,32 +1,24 @@
-import type { Command } from 'commander'
 import { describeLocalChains } from '../../sandbox/describe.js'
 import { startLocalChains } from '../../sandbox/localChains.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 
-/** `stockroute local-chains`: the sandbox's anvil chains alone, deployed and funded, until Ctrl-C. */
-export function registerLocalChainsCommand(program: Command) {
-  program
-    .command('local-chains')
-    .description('start the local anvil chains with the service contracts deployed and funded, until Ctrl-C')
-    .option('--json', 'print one JSON description on stdout once ready (progress goes to stderr)')
-    .action(async (options: { json?: boolean }) => {
-      const started = Date.now()
-      const progress = (line: string) => process.stderr.write(`${line}\n`)
-      progress('starting local chains…')
-      const local = await startLocalChains({
-        onChainReady: (chain) =>
-          progress(`  chain ${chain.chainId} (${chain.name}) ready at ${chain.rpcUrl}`),
-      })
-      const description = describeLocalChains(local)
-      if (options.json) {
-        process.stdout.write(`${JSON.stringify(description)}\n`)
-      } else {
-        printHuman(description, Date.now() - started)
-      }
-      await waitForShutdownSignal()
-      progress('stopping local chains…')
-      await local.stop()
-    })
+/** What `stockroute local-chains` runs (its options: ./localChainsCommand.ts): the chains, until Ctrl-C. */
+export async function runLocalChains(options: { json?: boolean }) {
+  const started = Date.now()
+  const progress = (line: string) => process.stderr.write(`${line}\n`)
+  progress('starting local chains…')
+  const local = await startLocalChains({
+    onChainReady: (chain) => progress(`  chain ${chain.chainId} (${chain.name}) ready at ${chain.rpcUrl}`),
+  })
+  const description = describeLocalChains(local)
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(description)}\n`)
+  } else {
+    printHuman(description, Date.now() - started)
+  }
+  await waitForShutdownSignal()
+  progress('stopping local chains…')
+  await local.stop()
 }
 
 function printHuman(description: ReturnType<typeof describeLocalChains>, elapsedMs: number) {

@@ -1,0 +1,41 @@
+import type { Command } from 'commander'
+import { lazyAction } from '../lazyAction.js'
+import { parsePositiveInteger, withServiceOptions } from '../options.js'
+
+/**
+ * `stockroute doctor [--config FILE] [--json]`: checks a deployment before it trades (config and
+ * secrets, service reachability, clock skew, API key, and per chain the pinned executor and
+ * operator, RPC, executor code, gas, asset and allowance). Prints one line per check (or JSON
+ * `{checks, ok}`); exit code 0 when no check fails (warnings allowed), 1 when one fails, 2 when
+ * the config cannot be checked (invalid, secrets missing, or an embedded sandbox). The checks are
+ * loaded only when the command runs (./doctorAction.ts).
+ *
+ * @example
+ * registerDoctorCommand(program)
+ * // stockroute doctor --config ./sbx/stockroute.json
+ */
+export function registerDoctorCommand(program: Command) {
+  withServiceOptions(
+    program
+      .command('doctor')
+      .description(
+        'check a deployment: config, service, clock skew, API key, pinned addresses, RPCs, executor code, gas, balances, allowances',
+      ),
+  )
+    .option(
+      '--timeout <ms>',
+      'longest wait for any one network call, ms (default 5000)',
+      parsePositiveInteger,
+    )
+    .addHelpText('after', doctorExitCodesHelp)
+    .action(lazyAction(() => import('./doctorAction.js'), 'runDoctorCommand'))
+}
+
+/** Scripts (CI, deploy hooks) branch on these; keep them in step with ./doctorAction.ts. */
+export const doctorExitCodesHelp = `
+Exit codes:
+  0  no check failed (warnings allowed)
+  1  at least one check failed: fix what its FAIL line says (a halted kill switch fails too);
+     also a usage error, such as an unknown option
+  2  the config cannot be checked: not found, invalid, a secret missing, or an embedded sandbox
+     (config/default.json names no service)`

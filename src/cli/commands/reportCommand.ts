@@ -1,0 +1,91 @@
+import { type Command, type CommanderError, InvalidArgumentError } from 'commander'
+import { defaultListLimit, reportNames } from '../../report/types.js'
+import { formatCliError } from '../formatCliError.js'
+import { parseChainId, parsePositiveInteger, parseTicker } from '../options.js'
+import { parseStrategyOption } from '../parseStrategyOption.js'
+import { parseTimeOption } from '../parseTimeOption.js'
+import type { ReportOptions } from './reportAction.js'
+
+/** Exit code of a command line that cannot be run as written (bad option, filter or report name). */
+const usageExitCode = 2
+
+/** Commander's codes for a command line it could not parse: all exit with {@link usageExitCode}. */
+const usageErrorCodes: ReadonlySet<string> = new Set([
+  'commander.invalidArgument',
+  'commander.missingArgument',
+  'commander.missingMandatoryOptionValue',
+  'commander.optionMissingArgument',
+  'commander.unknownOption',
+  'commander.excessArguments',
+  'commander.conflictingOption',
+])
+
+/**
+ * `stockroute report <name> [--chain ID] [--ticker T] [--strategy ID] [--since T] [--until T]
+ * [--table KEY] [--json | --csv FILE|-] [--html FILE]`: a report of the config's ledger, opened
+ * read-only (so it works whether or not the daemon runs, and never writes). Prints the report as a
+ * terminal table, or as JSON (`--json`) or CSV (`--csv -`, one table: choose it with `--table`) on
+ * stdout; `--csv FILE` writes `FILE` for a report of one table and `FILE-<key>.csv` (a `.csv`
+ * extension moved to the end) for each table of a report of several; `--html FILE` writes one
+ * self-contained page with charts. A bad option, filter or report name exits with code 2. The
+ * ledger and the reports are loaded only when the command runs (./reportAction.ts).
+ *
+ * @example
+ * registerReportCommand(program)
+ * // stockroute report fills --chain 31337 --since 2d --csv fills.csv --config ./sbx/stockroute.json
+ */
+export function registerReportCommand(program: Command) {
+  program
+    .command('report')
+    .description(`a report of the ledger (read-only, with or without a daemon): ${reportNames.join(', ')}`)
+    .argument('<name>', `the report: ${reportNames.join(', ')}`, parseReportName)
+    .option('--config <file>', 'stockroute.json whose ledger to read (no secrets needed)', 'stockroute.json')
+    .option('--chain <id>', 'only this chain', parseChainId)
+    .option('--ticker <ticker>', 'only this ticker', parseTicker)
+    .option('--strategy <id>', "only this strategy's executions and fills", parseStrategyOption)
+    .option(
+      '--since <time>',
+      'from this time on: ISO 8601 (2026-11-25T10:00Z) or an age (30m, 6h, 2d)',
+      parseTimeOption,
+    )
+    .option('--until <time>', 'before this time: ISO 8601 or an age (30m, 6h, 2d)', parseTimeOption)
+    .option('--table <key>', 'only this table of the report (its key, as in the JSON output)')
+    .option(
+      '--limit <n>',
+      `executions and fills: list the newest N selected (default ${defaultListLimit}); counts and sums cover all`,
+      parsePositiveInteger,
+    )
+    .option('--all', 'executions and fills: list every row selected (slower on a large ledger)')
+    .option('--offline', 'price open positions at their last fill, without asking the service')
+    .option('--json', 'print the report as JSON on stdout')
+    .option(
+      '--csv <file>',
+      'write CSV: FILE (one table) or FILE-<key>.csv per table; - for stdout (one table)',
+    )
+    .option('--html <file>', 'write one self-contained HTML page with charts')
+    .exitOverride(exitWithUsageCode)
+    .action(async (name: string, options: ReportOptions) => {
+      const { ReportUsageError, runReportCommand } = await import('./reportAction.js')
+      try {
+        await runReportCommand(name, options)
+      } catch (error) {
+        if (!(error instanceof ReportUsageError)) throw error
+        process.stderr.write(`${formatCliError(error)}\n`)
+        process.exitCode = usageExitCode
+      }
+    })
+}
+
+// The names of src/report/types.ts, each of which has its query in src/report/index.ts (whose
+// availableReports() would load every query and renderer): the action refuses one without.
+function parseReportName(text: string): string {
+  const names: readonly string[] = reportNames
+  if (!names.includes(text))
+    throw new InvalidArgumentError(`there is no report "${text}": the reports are ${names.join(', ')}`)
+  return text
+}
+
+/** Commander's exit: usage errors with code 2, help and version with 0, the rest as commander says. */
+function exitWithUsageCode(error: CommanderError): never {
+  process.exit(usageErrorCodes.has(error.code) ? usageExitCode : error.exitCode)
+}
