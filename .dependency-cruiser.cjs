@@ -1,4 +1,5 @@
-// The layers of ../shared/DESIGN.md ("Modules"), enforced by `npm run lint`: each folder of src/
+// The layers of DESIGN.md ("Modules"), enforced by `npm run lint`: each folder of src/ (and of the
+// workspace packages: domain/ and api/ in packages/client, the sandbox in packages/sandbox)
 // imports only the folders its row allows, and no module imports itself back through others.
 // Folders not in DESIGN's table take the layer they belong to: dashboard/ (the daemon's static
 // assets) sits beside report/; config/ (the application's configuration: the file's schemas, reading
@@ -24,6 +25,14 @@ const mayImport = {
   cli: ['domain', 'api', 'chain', 'store', 'transactions', 'engine', 'strategy', 'report', 'sandbox', 'config', 'daemon'],
 }
 const folders = Object.keys(mayImport)
+/** Where each layer lives: the client's and the sandbox's in their packages, the rest in src/. */
+const layerPath = {
+  ...Object.fromEntries(folders.map((folder) => [folder, `^src/${folder}/`])),
+  domain: '^packages/client/src/domain/',
+  api: '^packages/client/src/api/',
+  sandbox: '^packages/sandbox/src/',
+}
+const sources = '^(src|packages/[^/]+/src)/'
 
 module.exports = {
   forbidden: [
@@ -31,31 +40,34 @@ module.exports = {
       name: 'no-circular',
       comment: 'A module imports itself back through others: split what both need into a module of its own.',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: sources },
       to: { circular: true },
     },
     ...folders.map((folder) => ({
       name: `layer-${folder}`,
-      comment: `src/${folder}/ may import only ${mayImport[folder].map((f) => `src/${f}/`).join(', ') || 'itself'} (DESIGN.md, Modules).`,
+      comment: `${folder}/ may import only ${mayImport[folder].map((f) => `${f}/`).join(', ') || 'itself'} (DESIGN.md, Modules).`,
       severity: 'error',
-      from: { path: `^src/${folder}/` },
+      from: { path: layerPath[folder] },
       to: {
-        path: '^src/',
-        pathNot: [`^src/${folder}/`, ...mayImport[folder].map((allowed) => `^src/${allowed}/`)],
+        path: sources,
+        pathNot: [layerPath[folder], ...mayImport[folder].map((allowed) => layerPath[allowed])],
       },
     })),
     {
       name: 'engine-public-entry',
       comment: 'Code outside src/engine/ imports the engine through its public entry, src/engine/index.ts, only.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/engine/' },
+      from: { path: sources, pathNot: '^src/engine/' },
       to: { path: '^src/engine/', pathNot: '^src/engine/index\\.ts$' },
     },
     {
       name: 'no-unknown-folder',
-      comment: 'A new folder of src/ takes its layer in .dependency-cruiser.cjs and docs/architecture.md first.',
+      comment: 'A new folder of src/ (or a new package) takes its layer in .dependency-cruiser.cjs and docs/architecture.md first.',
       severity: 'error',
-      from: { path: '^src/', pathNot: [`^src/(${folders.join('|')})/`, '^src/index\\.ts$'] },
+      from: {
+        path: sources,
+        pathNot: [...Object.values(layerPath), '^src/index\\.ts$', '^packages/client/src/index\\.ts$'],
+      },
       to: {},
     },
   ],
@@ -67,6 +79,6 @@ module.exports = {
     tsPreCompilationDeps: true,
     doNotFollow: { path: 'node_modules' },
     // The compiled contract artifacts are generated: exempt.
-    exclude: { path: '^src/sandbox/contracts/artifacts/' },
+    exclude: { path: '^packages/sandbox/src/contracts/artifacts/' },
   },
 }

@@ -1,6 +1,20 @@
+import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
 
+/** The workspace packages are tested from their sources (what their exports' `source` condition names), not their built dist/. */
+const packageSources = [
+  { name: 'client', entry: 'index' },
+  { name: 'sandbox', entry: 'startSandbox' },
+].flatMap(({ name, entry }) => {
+  const sources = join(import.meta.dirname, 'packages', name, 'src')
+  return [
+    { find: new RegExp(`^@stockroute/${name}$`), replacement: join(sources, `${entry}.ts`) },
+    { find: new RegExp(`^@stockroute/${name}/(.*)\\.js$`), replacement: `${sources}/$1.ts` },
+  ]
+})
+
 export default defineConfig({
+  resolve: { alias: packageSources },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/setup/localChains.ts'],

@@ -18,6 +18,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { arch, cpus, platform, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import type { SandboxAssetSpec } from '@stockroute/sandbox/chainSpecs.js'
+import { sandboxChain } from '@stockroute/sandbox/deploy.js'
+import { fundWallet } from '@stockroute/sandbox/fundWallet.js'
+import { type LocalChain, type LocalChains, startLocalChains } from '@stockroute/sandbox/localChains.js'
+import { type SandboxService, startSandboxService } from '@stockroute/sandbox/service/startSandboxService.js'
 import {
   type Address,
   createPublicClient,
@@ -29,7 +35,6 @@ import {
   parseTransaction,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { createServiceClient } from '../src/api/createServiceClient.js'
 import { createNodeFetch } from '../src/chain/nodeFetch.js'
 import {
   type ApprovalPolicy,
@@ -38,11 +43,6 @@ import {
   type ExecutionOutcome,
   type SwapIntent,
 } from '../src/engine/index.js'
-import type { SandboxAssetSpec } from '../src/sandbox/chainSpecs.js'
-import { sandboxChain } from '../src/sandbox/deploy.js'
-import { fundWallet } from '../src/sandbox/fundWallet.js'
-import { type LocalChain, type LocalChains, startLocalChains } from '../src/sandbox/localChains.js'
-import { type SandboxService, startSandboxService } from '../src/sandbox/service/startSandboxService.js'
 import { openLedger, type TransactionRecord } from '../src/store/index.js'
 import { printTable } from './engine/report.js'
 

@@ -1,11 +1,12 @@
 // The service client's own cost per call (signing, limiter, validation, typed result) against raw
 // fetch on the same sandbox, sequential calls on loopback. Run: npm run bench:client
+
+import { getChains } from '@stockroute/client/api/actions/getChains.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { createRequestLimiter } from '@stockroute/client/api/limiter.js'
+import { signApiKeyRequest } from '@stockroute/client/domain/apiKeySignature.js'
+import { startSandbox } from '@stockroute/sandbox/startSandbox.js'
 import { z } from 'zod'
-import { getChains } from '../src/api/actions/getChains.js'
-import { createServiceClient } from '../src/api/createServiceClient.js'
-import { createRequestLimiter } from '../src/api/limiter.js'
-import { signApiKeyRequest } from '../src/domain/apiKeySignature.js'
-import { startSandbox } from '../src/sandbox/startSandbox.js'
 
 const calls = Math.min(Number(process.argv[2] ?? 2000), 20_000)
 // In this process: with the sandbox in a child process the figures swung from run to run by a

@@ -1,12 +1,13 @@
 // Prints the gas `execute` uses for a buy and a sell on each sandbox chain (router and settlement
 // paths), so contract changes can be compared. Run: npm run gas
+
+import { routerQuoteDomain, type SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
+import { rfqSettlementAbi } from '@stockroute/sandbox/contracts/artifacts/index.js'
+import { sandboxChain } from '@stockroute/sandbox/deploy.js'
+import { type LocalChain, startLocalChains } from '@stockroute/sandbox/localChains.js'
+import { signRouterQuote } from '@stockroute/sandbox/signQuote.js'
 import { createPublicClient, createWalletClient, erc20Abi, http, keccak256, parseUnits, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { routerQuoteDomain, type SignedQuoteStruct } from '../src/domain/routerQuote.js'
-import { rfqSettlementAbi } from '../src/sandbox/contracts/artifacts/index.js'
-import { sandboxChain } from '../src/sandbox/deploy.js'
-import { type LocalChain, startLocalChains } from '../src/sandbox/localChains.js'
-import { signRouterQuote } from '../src/sandbox/signQuote.js'
 
 const local = await startLocalChains({ walletCount: 1 })
 try {

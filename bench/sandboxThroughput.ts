@@ -3,8 +3,8 @@
 // Run: npm run bench:sandbox [-- --seconds 5 --connections 32]
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
+import type { SandboxDescription } from '@stockroute/sandbox/describe.js'
 import autocannon from 'autocannon'
-import type { SandboxDescription } from '../src/sandbox/describe.js'
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: number) => {

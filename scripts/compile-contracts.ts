@@ -1,4 +1,4 @@
-// Compiles src/sandbox/contracts/*.sol and writes typed artifacts into src/sandbox/contracts/artifacts/.
+// Compiles packages/sandbox/src/contracts/*.sol and writes typed artifacts into its artifacts/ folder.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import {
@@ -7,7 +7,7 @@ import {
   deployableContracts,
   renderArtifact,
   renderArtifactIndex,
-} from '../src/sandbox/contracts/compile.js'
+} from '@stockroute/sandbox/contracts/compile.js'
 
 const started = Date.now()
 const compiled = compileContracts()

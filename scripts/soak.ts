@@ -13,10 +13,10 @@
 // interrupted.
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { defaultChainSpecs } from '@stockroute/sandbox/chainSpecs.js'
+import { sandboxChain } from '@stockroute/sandbox/deploy.js'
+import { type RpcFaultProxy, startRpcFaultProxy } from '@stockroute/sandbox/rpcFaultProxy.js'
 import { createPublicClient, http } from 'viem'
-import { defaultChainSpecs } from '../src/sandbox/chainSpecs.js'
-import { sandboxChain } from '../src/sandbox/deploy.js'
-import { type RpcFaultProxy, startRpcFaultProxy } from '../src/sandbox/rpcFaultProxy.js'
 import { openLedger } from '../src/store/index.js'
 import { type AuditChain, auditSoakLedger } from './soak/audit.js'
 import { createChaos } from './soak/chaos.js'

@@ -1,26 +1,9 @@
-// stockroute as a library: the service client, its errors, the market rules and units, the
-// execution engine and its SQLite ledger, and the local sandbox for integration tests of your own.
+// stockroute as a library: the service client and the market rules (@stockroute/client, also
+// installable on its own), the execution engine and its SQLite ledger, and the local sandbox
+// (@stockroute/sandbox) for integration tests of your own.
 
-export { type ApiKeySigner, hmacApiKeySigner } from './api/auth/apiKeySigner.js'
-export * from './api/createServiceClient.js'
-export * from './api/createStockrouteClient.js'
-export * from './api/errors.js'
-export { createRequestLimiter, type RequestLimiter, sharedLimiterFor } from './api/limiter.js'
-export { type SignableQuote, toSignedQuoteStruct } from './api/quoteStruct.js'
-export * from './domain/domainRuleError.js'
-export * from './domain/errors.js'
-export * from './domain/marketRules.js'
-export * from './domain/markets.js'
-export * from './domain/quantityRules.js'
-export * from './domain/quotePrice.js'
-export * from './domain/routerQuote.js'
-export * from './domain/spreadTables.js'
-export * from './domain/stablecoinInSizing.js'
-export * from './domain/tickRules.js'
-export * from './domain/unitConversions.js'
-export * from './domain/unitStrings.js'
-export * from './domain/units.js'
+export * from '@stockroute/client'
+export { type Sandbox, startSandbox } from '@stockroute/sandbox'
 export * from './engine/index.js'
-export { type Sandbox, startSandbox } from './sandbox/startSandbox.js'
 export * from './store/index.js'
 export * from './transactions/index.js'

@@ -2,6 +2,14 @@
 // router quote, verify its signature (the executor's domain read once), approve what required_approvals says (waiting for the
 // receipt), writeContract(execute), wait for the receipt. No ledger, no guard beyond the signature,
 // no simulation. Also fresh funded wallets, for both paths.
+
+import { getRouterQuote } from '@stockroute/client/api/actions/getRouterQuote.js'
+import { createServiceClient, type ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { toSignedQuoteStruct } from '@stockroute/client/api/quoteStruct.js'
+import { rfqSettlementAbi } from '@stockroute/sandbox/contracts/artifacts/index.js'
+import { sandboxChain } from '@stockroute/sandbox/deploy.js'
+import { fundWallet } from '@stockroute/sandbox/fundWallet.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
 import {
   type Chain,
   createPublicClient,
@@ -15,15 +23,8 @@ import {
   type WalletClient,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { getRouterQuote } from '../../src/api/actions/getRouterQuote.js'
-import { createServiceClient, type ServiceClient } from '../../src/api/createServiceClient.js'
-import { toSignedQuoteStruct } from '../../src/api/quoteStruct.js'
 import { readExecutorDomain } from '../../src/chain/readExecutorDomain.js'
 import { verifyRouterQuote } from '../../src/chain/verifyRouterQuote.js'
-import { rfqSettlementAbi } from '../../src/sandbox/contracts/artifacts/index.js'
-import { sandboxChain } from '../../src/sandbox/deploy.js'
-import { fundWallet } from '../../src/sandbox/fundWallet.js'
-import type { LocalChain } from '../../src/sandbox/localChains.js'
 
 /** Both paths poll receipts this often, ms. */
 export const receiptPollMs = 50

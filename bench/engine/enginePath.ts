@@ -2,11 +2,11 @@
 // hooks that time stockroute's own part of each execution (router quote received → execute accepted
 // by the node), and what the ledger says afterwards (expired submissions, reverts).
 import { join } from 'node:path'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
 import type { LocalAccount } from 'viem'
-import { createServiceClient } from '../../src/api/createServiceClient.js'
 import { createNodeFetch } from '../../src/chain/nodeFetch.js'
 import { createEngine, type Engine, type EngineSettings, type SwapIntent } from '../../src/engine/index.js'
-import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { type Ledger, openLedger } from '../../src/store/index.js'
 
 export type BenchEngine = {

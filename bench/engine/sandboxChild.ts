@@ -6,9 +6,9 @@
 // and it stops when its stdin closes (the bench died without stopping it).
 // Prints ONE JSON line on stdout once ready, progress on stderr; stops on SIGINT, SIGTERM or stdin EOF.
 // Run (sandboxProcess.ts does): node --import tsx bench/engine/sandboxChild.ts [--rate 5000] [--wallets 1]
-import { runningAnvilPids } from '../../src/sandbox/anvil.js'
-import { describeSandbox } from '../../src/sandbox/describe.js'
-import { type Sandbox, startSandbox } from '../../src/sandbox/startSandbox.js'
+import { runningAnvilPids } from '@stockroute/sandbox/anvil.js'
+import { describeSandbox } from '@stockroute/sandbox/describe.js'
+import { type Sandbox, startSandbox } from '@stockroute/sandbox/startSandbox.js'
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: number) => {

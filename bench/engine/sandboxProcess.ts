@@ -7,12 +7,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { constants } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { exchangeCodes, shareTicker } from '@stockroute/client/domain/markets.js'
+import { sandboxCatalogue } from '@stockroute/sandbox/catalogue.js'
+import type { DeployedAsset, DeployedToken } from '@stockroute/sandbox/deploy.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
 import { type Address, type Hex, isAddress, isHex } from 'viem'
 import { z } from 'zod'
-import { exchangeCodes, shareTicker } from '../../src/domain/markets.js'
-import { sandboxCatalogue } from '../../src/sandbox/catalogue.js'
-import type { DeployedAsset, DeployedToken } from '../../src/sandbox/deploy.js'
-import type { LocalChain } from '../../src/sandbox/localChains.js'
 
 const repoRoot = join(import.meta.dirname, '..', '..')
 const childScript = join(import.meta.dirname, 'sandboxChild.ts')

@@ -1,8 +1,9 @@
 // The generated ledger's world: two chains (a 6-decimal asset with a router, an 18-decimal asset
 // without), 50 stocks, each listed on both chains as a StockToken (0 decimals) and a ShareToken
 // (18 decimals): 200 (chain, token) pairs. Prices are in US dollars per share.
+
+import type { ExchangeCode, TokenKind } from '@stockroute/client/domain/markets.js'
 import { getAddress } from 'viem'
-import type { ExchangeCode, TokenKind } from '../../src/domain/markets.js'
 
 export type BenchChain = {
   chainId: number

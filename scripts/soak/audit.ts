@@ -8,6 +8,14 @@
 // once auditLedger exists, call it in scripts/soak.ts and map its result onto `SoakAudit`.
 // The reverted-transactions check reads every block's receipts from the chain, not the ledger's
 // receipt_status, so a reverted transaction the ledger never recorded still counts.
+
+import {
+  assetTokenAbi,
+  platformRouterAbi,
+  rfqSettlementAbi,
+  shareTokenAbi,
+  stockTokenAbi,
+} from '@stockroute/sandbox/contracts/artifacts/index.js'
 import {
   type Abi,
   type Address,
@@ -24,13 +32,6 @@ import {
 import { decodeRevert } from '../../src/chain/decodeRevert.js'
 import { executeRevertsAbi } from '../../src/chain/executeRevertsAbi.js'
 import { readSettlementLogs } from '../../src/chain/settlementEvents.js'
-import {
-  assetTokenAbi,
-  platformRouterAbi,
-  rfqSettlementAbi,
-  shareTokenAbi,
-  stockTokenAbi,
-} from '../../src/sandbox/contracts/artifacts/index.js'
 import type { Ledger } from '../../src/store/index.js'
 
 export type AuditChain = {

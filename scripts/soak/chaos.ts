@@ -6,8 +6,9 @@
 // proxies. Every call is time-bounded; a failed action is counted and logged, never fatal. A chain
 // on interval mining for the whole run (`steadyIntervalMining`) gets no windows: its pending wallet
 // transactions are dropped at any tick, at about the average rate the windows give elsewhere.
+
+import type { RpcFaultProxy, RpcFaults } from '@stockroute/sandbox/rpcFaultProxy.js'
 import type { Address, Hex } from 'viem'
-import type { RpcFaultProxy, RpcFaults } from '../../src/sandbox/rpcFaultProxy.js'
 import { type Random, rpc } from './rpc.js'
 
 export type ChaosChain = { chainId: number; rpcUrl: string; proxy: RpcFaultProxy }

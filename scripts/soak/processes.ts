@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { createWriteStream, readdirSync, readFileSync, type WriteStream } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import type { SandboxDescription } from '../../src/sandbox/describe.js'
+import type { SandboxDescription } from '@stockroute/sandbox/describe.js'
 import { sleep } from './rpc.js'
 
 export const repoRoot = join(import.meta.dirname, '..', '..')

@@ -1,9 +1,9 @@
 // What the soak prints: progress lines while it runs, and at the end the table of invariants (or one
 // JSON object), with the evidence for each violation and the daemon log's warnings and errors.
 import { existsSync, readFileSync } from 'node:fs'
+import type { RpcFaultStats } from '@stockroute/sandbox/rpcFaultProxy.js'
 import { formatEther } from 'viem'
 import { formatTable } from '../../src/cli/formatTable.js'
-import type { RpcFaultStats } from '../../src/sandbox/rpcFaultProxy.js'
 import { openLedger } from '../../src/store/index.js'
 import type { Finding, RevertAudit, SoakAudit } from './audit.js'
 import type { ChaosCounts } from './chaos.js'

@@ -1,6 +1,6 @@
 // Direct JSON-RPC to the sandbox's anvil chains (never through the fault proxies), every call
 // bounded in time, and the seeded PRNG the soak draws its faults from.
-import { seededRandom } from '../../src/sandbox/seededRandom.js'
+import { seededRandom } from '@stockroute/sandbox/seededRandom.js'
 
 /** A JSON-RPC call that failed: the node's error, a non-200 answer, or no answer in time. */
 export class SoakRpcError extends Error {

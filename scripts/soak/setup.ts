@@ -4,6 +4,9 @@
 // never saw).
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { assetTokenAbi } from '@stockroute/sandbox/contracts/artifacts/index.js'
+import { sandboxChain } from '@stockroute/sandbox/deploy.js'
+import type { SandboxDescription } from '@stockroute/sandbox/describe.js'
 import {
   type Address,
   createPublicClient,
@@ -15,9 +18,6 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { ConfigFileInput } from '../../src/config/config.js'
-import { assetTokenAbi } from '../../src/sandbox/contracts/artifacts/index.js'
-import { sandboxChain } from '../../src/sandbox/deploy.js'
-import type { SandboxDescription } from '../../src/sandbox/describe.js'
 import { rpc } from './rpc.js'
 
 export type SandboxChainInfo = SandboxDescription['chains'][number]

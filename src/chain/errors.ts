@@ -1,5 +1,5 @@
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import { BaseError } from 'viem'
-import { StockrouteError } from '../domain/errors.js'
 
 /** Stable codes of the chain layer's errors. */
 export type ChainErrorCode = 'CHAIN_RPC_FAILED' | 'CHAIN_BAD_INPUT'

@@ -1,3 +1,5 @@
+import { keccak256Fast } from '@stockroute/client/domain/keccak256Fast.js'
+import { signDigest } from '@stockroute/client/domain/signDigest.js'
 import {
   type Hex,
   hexToBytes,
@@ -9,8 +11,6 @@ import {
   type TransactionSerializable,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { keccak256Fast } from '../domain/keccak256Fast.js'
-import { signDigest } from '../domain/signDigest.js'
 
 /** A private-key account that can also sign a transaction without awaiting anything. */
 export type FastAccount = PrivateKeyAccount & {

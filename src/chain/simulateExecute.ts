@@ -1,3 +1,4 @@
+import type { SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
 import {
   type Address,
   BaseError,
@@ -8,7 +9,6 @@ import {
   toHex,
 } from 'viem'
 import { estimateContractGas, simulateBlocks } from 'viem/actions'
-import type { SignedQuoteStruct } from '../domain/routerQuote.js'
 import { type DecodedRevert, decodeRevert } from './decodeRevert.js'
 import { ChainInputError, ChainRpcError } from './errors.js'
 import { executeRevertsAbi } from './executeRevertsAbi.js'

@@ -1,3 +1,5 @@
+import { hashRouterQuote } from '@stockroute/client/domain/hashRouterQuote.js'
+import { routerQuoteTypes, type SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
 import {
   type Address,
   getAddress,
@@ -8,8 +10,6 @@ import {
   type TypedDataDomain,
 } from 'viem'
 import { publicKeyToAddress } from 'viem/accounts'
-import { hashRouterQuote } from '../domain/hashRouterQuote.js'
-import { routerQuoteTypes, type SignedQuoteStruct } from '../domain/routerQuote.js'
 import type { ExecutorDomain } from './readExecutorDomain.js'
 import { rememberSigner, verifyKnownSigner } from './signerKeys.js'
 

@@ -1,5 +1,5 @@
-import { type MarketCode, marketCodes } from '../domain/markets.js'
-import { sandboxCatalogue } from '../sandbox/catalogue.js'
+import { type MarketCode, marketCodes } from '@stockroute/client/domain/markets.js'
+import { sandboxCatalogue } from '@stockroute/sandbox/catalogue.js'
 import type { TickerRulesLookup } from '../strategy/checkStrategyMarketRules.js'
 
 /**

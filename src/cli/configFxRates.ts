@@ -1,6 +1,6 @@
+import type { FxRates } from '@stockroute/client/domain/quotePrice.js'
 import { readConfigFile, readEmbeddedConfig } from '../config/config.js'
 import { engineSettingsOf } from '../config/engineConfig.js'
-import type { FxRates } from '../domain/quotePrice.js'
 
 /**
  * The FX rates a configuration gives its engine (`execution.fxRates` over the defaults), read

@@ -1,4 +1,4 @@
-import type { ServiceClient } from '../api/createServiceClient.js'
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import type { StockrouteConfig } from '../config/config.js'
 import { engineChainConfigsOf, engineSettingsOf } from '../config/engineConfig.js'
 import { ledgerPathOf } from '../config/ledgerPath.js'

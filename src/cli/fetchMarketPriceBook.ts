@@ -1,6 +1,6 @@
-import type { ServiceClient } from '../api/createServiceClient.js'
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { isExchangeCode, marketCodes } from '@stockroute/client/domain/markets.js'
 import { readEmbeddedConfig } from '../config/config.js'
-import { isExchangeCode, marketCodes } from '../domain/markets.js'
 import type { MarketPriceBook } from '../report/types.js'
 
 /** What the report prices open positions at, and why. */
@@ -29,7 +29,7 @@ export async function fetchMarketPriceBook(
   // The service client loads only here: a report of an embedded or offline ledger never needs it.
   const [{ serviceClientFromConfig }, { getMarketQuotes }] = await Promise.all([
     import('./serviceClient.js'),
-    import('../api/actions/getMarketQuotes.js'),
+    import('@stockroute/client/api/actions/getMarketQuotes.js'),
   ])
   let client: ServiceClient
   try {

@@ -1,4 +1,4 @@
-import { StockrouteError } from '../domain/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 
 /**
  * What the CLI prints on stderr for an error that ends a command (no trailing newline). A

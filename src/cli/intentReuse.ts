@@ -1,4 +1,4 @@
-import { StockrouteError } from '../domain/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import { differingIntentFields, type IntentTrade } from '../engine/index.js'
 import type { ExecutionRecord } from '../store/index.js'
 import { intentIdReusedCode } from './tradeOptions.js'

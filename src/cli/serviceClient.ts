@@ -1,5 +1,5 @@
+import { createServiceClient, type ServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createServiceClient, type ServiceClient } from '../api/createServiceClient.js'
 import { loadConfig, type StockrouteConfig } from '../config/config.js'
 
 /**

@@ -1,9 +1,12 @@
+import {
+  checkNaturalAmount,
+  RouterQuoteParameterError,
+} from '@stockroute/client/api/actions/getRouterQuote.js'
+import { DomainRuleError } from '@stockroute/client/domain/domainRuleError.js'
+import { type ExchangeCode, isExchangeCode } from '@stockroute/client/domain/markets.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import type { Price } from '@stockroute/client/domain/units.js'
 import { type Command, InvalidArgumentError } from 'commander'
-import { checkNaturalAmount, RouterQuoteParameterError } from '../api/actions/getRouterQuote.js'
-import { DomainRuleError } from '../domain/domainRuleError.js'
-import { type ExchangeCode, isExchangeCode } from '../domain/markets.js'
-import { parsePrice } from '../domain/unitStrings.js'
-import type { Price } from '../domain/units.js'
 import { parseChainId, parseTicker } from './options.js'
 
 // The options of commands that name one trade (`stockroute quote`, `stockroute swap`): the same

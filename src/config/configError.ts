@@ -1,4 +1,4 @@
-import { StockrouteError } from '../domain/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 
 /**
  * The stable code of {@link ConfigError}: the file is missing, is not JSON, breaks the schema, or

@@ -1,7 +1,7 @@
+import type { SandboxConfigFile } from '@stockroute/sandbox/writeSandboxConfig.js'
 import { getAddress, isAddress } from 'viem'
 import { z } from 'zod'
 import type { EngineSettings } from '../engine/index.js'
-import type { SandboxConfigFile } from '../sandbox/writeSandboxConfig.js'
 import { notionalDecimals } from '../store/risk.js'
 import {
   type DaemonSettings,

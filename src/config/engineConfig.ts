@@ -1,8 +1,9 @@
 // A configuration file's engine part: the `execution` section as EngineSettings and the `chains`
 // section as the engine's chain configs (with each chain's transaction-manager settings).
+
+import { defaultFxRates, type FxRates } from '@stockroute/client/domain/quotePrice.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { type LocalAccount, parseGwei, parseUnits } from 'viem'
-import { defaultFxRates, type FxRates } from '../domain/quotePrice.js'
-import { parsePrice } from '../domain/unitStrings.js'
 import type { ApprovalPolicy, EngineChainConfig, EngineSettings, RiskLimits } from '../engine/index.js'
 import { type Notional, notionalDecimals } from '../store/risk.js'
 import { type ConfigFile, type ExecutionConfig, executionConfigSchema } from './config.js'

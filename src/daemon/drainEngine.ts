@@ -1,4 +1,4 @@
-import { plural } from '../domain/plural.js'
+import { plural } from '@stockroute/client/domain/plural.js'
 import type { Ledger } from '../store/openLedger.js'
 
 /**

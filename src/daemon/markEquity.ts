@@ -1,4 +1,4 @@
-import type { FxRates } from '../domain/quotePrice.js'
+import type { FxRates } from '@stockroute/client/domain/quotePrice.js'
 import { valuePosition } from '../report/queries/valuePosition.js'
 import type { EquityMark, Ledger } from '../store/index.js'
 import type { MarketDataCache } from './marketData.js'

@@ -1,6 +1,6 @@
-import { getMarketQuotes } from '../api/actions/getMarketQuotes.js'
-import type { ServiceClient } from '../api/createServiceClient.js'
-import type { MarketCode } from '../domain/markets.js'
+import { getMarketQuotes } from '@stockroute/client/api/actions/getMarketQuotes.js'
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import type { MarketCode } from '@stockroute/client/domain/markets.js'
 import { type MarketPriceSource, serviceMarketPrice } from '../engine/index.js'
 import { type MarketPrice, type MarketSymbol, priceKey } from '../strategy/index.js'
 

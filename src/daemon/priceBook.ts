@@ -1,5 +1,5 @@
+import { priceDecimals } from '@stockroute/client/domain/units.js'
 import { formatUnits } from 'viem'
-import { priceDecimals } from '../domain/units.js'
 import type { MarketPriceBook } from '../report/types.js'
 import type { MarketDataCache } from './marketData.js'
 

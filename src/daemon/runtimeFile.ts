@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import { z } from 'zod'
-import { StockrouteError } from '../domain/errors.js'
 import { isLedgerOwnerAlive, type LedgerOwnerRecord, openLedger, readLedgerOwner } from '../store/index.js'
 
 /** The runtime file of a ledger: `<ledger path>.runtime.json`. */

@@ -1,5 +1,5 @@
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import type { Address } from 'viem'
-import type { ServiceClient } from '../api/createServiceClient.js'
 import type { DaemonSettings } from '../config/daemonConfig.js'
 import type { Engine } from '../engine/index.js'
 import type { Ledger } from '../store/openLedger.js'

@@ -1,5 +1,5 @@
+import { plural } from '@stockroute/client/domain/plural.js'
 import type { DaemonConfig, StockrouteConfig } from '../config/config.js'
-import { plural } from '../domain/plural.js'
 import { messageOf } from './jobs/index.js'
 import { activityComponent } from './lifecycle/activityComponent.js'
 import { controlApiComponent } from './lifecycle/controlApiComponent.js'

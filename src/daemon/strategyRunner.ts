@@ -1,5 +1,5 @@
+import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import { readBalance } from '../chain/erc20.js'
-import { toAssetAmount } from '../domain/units.js'
 import type { ChainRuntime, Engine } from '../engine/index.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { AnyStrategy, CashView, MarketSymbol, PositionView, StrategyInput } from '../strategy/index.js'

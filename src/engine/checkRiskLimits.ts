@@ -1,4 +1,4 @@
-import { formatTokenAmount } from '../domain/formatTokenAmount.js'
+import { formatTokenAmount } from '@stockroute/client/domain/formatTokenAmount.js'
 import { type Notional, notionalDecimals } from '../store/risk.js'
 import type { RiskLimits } from './settings.js'
 import type { ExecutionStore } from './types.js'

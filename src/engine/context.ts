@@ -1,5 +1,5 @@
+import type { Price } from '@stockroute/client/domain/units.js'
 import type { Hex } from 'viem'
-import type { Price } from '../domain/units.js'
 import type { ExecutionEvent, ExecutionRecord } from '../store/executions.js'
 import type { TransactionKind } from '../store/transactions.js'
 import type { EngineSettings } from './settings.js'

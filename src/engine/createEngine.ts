@@ -1,5 +1,5 @@
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import type { LocalAccount } from 'viem'
-import type { ServiceClient } from '../api/createServiceClient.js'
 import { type ExecutionRecord, ExecutionStateError } from '../store/executions.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'

@@ -1,5 +1,5 @@
-import { formatPrice } from '../domain/unitStrings.js'
-import type { Price } from '../domain/units.js'
+import { formatPrice } from '@stockroute/client/domain/unitStrings.js'
+import type { Price } from '@stockroute/client/domain/units.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import type { SwapIntent } from './intent.js'
 

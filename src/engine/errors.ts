@@ -1,4 +1,4 @@
-import { StockrouteError } from '../domain/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import type { PendingQuote } from './types.js'
 
 /** Stable codes of {@link EngineError}. */

@@ -1,5 +1,5 @@
-import { formatAssetAmount, formatStockQuantity } from '../domain/formatTokenAmount.js'
-import type { TokenKind } from '../domain/markets.js'
+import { formatAssetAmount, formatStockQuantity } from '@stockroute/client/domain/formatTokenAmount.js'
+import type { TokenKind } from '@stockroute/client/domain/markets.js'
 
 /**
  * An amount of the token a trade gives (the asset on a buy, the stock token on a sell) as a person

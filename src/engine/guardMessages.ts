@@ -1,8 +1,8 @@
-import { formatAssetAmount, formatStockQuantity } from '../domain/formatTokenAmount.js'
-import { marketCurrencies } from '../domain/marketRules.js'
-import type { MarketCode, TokenKind } from '../domain/markets.js'
-import { formatPrice } from '../domain/unitStrings.js'
-import type { Price } from '../domain/units.js'
+import { formatAssetAmount, formatStockQuantity } from '@stockroute/client/domain/formatTokenAmount.js'
+import { marketCurrencies } from '@stockroute/client/domain/marketRules.js'
+import type { MarketCode, TokenKind } from '@stockroute/client/domain/markets.js'
+import { formatPrice } from '@stockroute/client/domain/unitStrings.js'
+import type { Price } from '@stockroute/client/domain/units.js'
 
 // The guard's price and approval messages, in the units a person reads: asset amounts with the
 // asset's symbol and decimals, quantities with the ticker, limits in the market's currency. The

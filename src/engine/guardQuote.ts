@@ -1,13 +1,22 @@
+import type { GetRouterQuoteReturnType } from '@stockroute/client/api/actions/getRouterQuote.js'
+import { toSignedQuoteStruct } from '@stockroute/client/api/quoteStruct.js'
+import { DomainRuleError } from '@stockroute/client/domain/domainRuleError.js'
+import { marketCurrencies } from '@stockroute/client/domain/marketRules.js'
+import { assertOrderQuantity } from '@stockroute/client/domain/quantityRules.js'
+import {
+  deviationBps,
+  effectivePricePerShare,
+  marketPriceInAsset,
+} from '@stockroute/client/domain/quotePrice.js'
+import { formatPrice } from '@stockroute/client/domain/unitStrings.js'
+import {
+  type AssetAmount,
+  type Price,
+  toShareQuantity,
+  toStockQuantity,
+} from '@stockroute/client/domain/units.js'
 import { type Address, isAddressEqual } from 'viem'
-import type { GetRouterQuoteReturnType } from '../api/actions/getRouterQuote.js'
-import { toSignedQuoteStruct } from '../api/quoteStruct.js'
 import { type RouterQuoteRule, verifyRouterQuote } from '../chain/verifyRouterQuote.js'
-import { DomainRuleError } from '../domain/domainRuleError.js'
-import { marketCurrencies } from '../domain/marketRules.js'
-import { assertOrderQuantity } from '../domain/quantityRules.js'
-import { deviationBps, effectivePricePerShare, marketPriceInAsset } from '../domain/quotePrice.js'
-import { formatPrice } from '../domain/unitStrings.js'
-import { type AssetAmount, type Price, toShareQuantity, toStockQuantity } from '../domain/units.js'
 import { approvalTooLargeMessage, limitPriceMessage, priceDeviationMessage } from './guardMessages.js'
 import type { CheckedIntent } from './intent.js'
 import type { EngineSettings } from './settings.js'

@@ -1,15 +1,15 @@
-import { z } from 'zod'
-import { DomainRuleError } from '../domain/domainRuleError.js'
-import { type ExchangeCode, isExchangeCode, marketCodes } from '../domain/markets.js'
-import { assertOrderQuantity } from '../domain/quantityRules.js'
-import { assertOnTick } from '../domain/tickRules.js'
+import { DomainRuleError } from '@stockroute/client/domain/domainRuleError.js'
+import { type ExchangeCode, isExchangeCode, marketCodes } from '@stockroute/client/domain/markets.js'
+import { assertOrderQuantity } from '@stockroute/client/domain/quantityRules.js'
+import { assertOnTick } from '@stockroute/client/domain/tickRules.js'
 import {
   parseAssetAmount,
   parsePrice,
   parseShareQuantity,
   parseStockQuantity,
-} from '../domain/unitStrings.js'
-import type { AssetAmount, Price } from '../domain/units.js'
+} from '@stockroute/client/domain/unitStrings.js'
+import type { AssetAmount, Price } from '@stockroute/client/domain/units.js'
+import { z } from 'zod'
 import { EngineError } from './errors.js'
 import type { Instrument } from './types.js'
 

@@ -1,3 +1,4 @@
+import { divideRounded } from '@stockroute/client/domain/unitConversions.js'
 import { type Address, type Client, maxUint256 } from 'viem'
 import {
   type ApproveRequest,
@@ -7,7 +8,6 @@ import {
 } from '../chain/erc20.js'
 import type { ResetFirstTokens } from '../chain/resetFirstTokens.js'
 import type { ChainCallOptions } from '../chain/rpcCall.js'
-import { divideRounded } from '../domain/unitConversions.js'
 import type { AllowanceOutlook } from '../transactions/allowanceOutlook.js'
 import type { ApprovalPolicy } from './settings.js'
 

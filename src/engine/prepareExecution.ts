@@ -1,8 +1,11 @@
+import {
+  type GetRouterQuoteReturnType,
+  getRouterQuote,
+} from '@stockroute/client/api/actions/getRouterQuote.js'
+import { ServiceBadRequestError, ServiceNotFoundError } from '@stockroute/client/api/errors.js'
+import type { Price } from '@stockroute/client/domain/units.js'
 import type { Hex } from 'viem'
-import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/getRouterQuote.js'
-import { ServiceBadRequestError, ServiceNotFoundError } from '../api/errors.js'
 import type { SimulateExecuteReturnType } from '../chain/simulateExecute.js'
-import type { Price } from '../domain/units.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import { toNotional } from '../store/risk.js'
 import { failpoint } from '../transactions/index.js'

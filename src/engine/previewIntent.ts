@@ -1,4 +1,7 @@
-import { type GetRouterQuoteReturnType, getRouterQuote } from '../api/actions/getRouterQuote.js'
+import {
+  type GetRouterQuoteReturnType,
+  getRouterQuote,
+} from '@stockroute/client/api/actions/getRouterQuote.js'
 import { toNotional } from '../store/risk.js'
 import { minimumValidity } from './chainRuntime.js'
 import { pickWallet } from './chainWallet.js'

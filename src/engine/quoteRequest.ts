@@ -1,4 +1,4 @@
-import type { GetRouterQuoteParameters, RouterQuote } from '../api/actions/getRouterQuote.js'
+import type { GetRouterQuoteParameters, RouterQuote } from '@stockroute/client/api/actions/getRouterQuote.js'
 import type { CheckedIntent } from './intent.js'
 import type { PlanApprovalsParameters } from './planApprovals.js'
 import type { ApprovalPolicy } from './settings.js'

@@ -1,6 +1,6 @@
-import { getTokenAddress } from '../api/actions/getTokenAddress.js'
-import type { CallOptions, ServiceClient } from '../api/createServiceClient.js'
-import { type ExchangeCode, marketCodes } from '../domain/markets.js'
+import { getTokenAddress } from '@stockroute/client/api/actions/getTokenAddress.js'
+import type { CallOptions, ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { type ExchangeCode, marketCodes } from '@stockroute/client/domain/markets.js'
 import { EngineError } from './errors.js'
 import type { Instrument, InstrumentResolver } from './types.js'
 

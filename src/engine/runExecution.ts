@@ -1,5 +1,5 @@
+import { toPrice } from '@stockroute/client/domain/units.js'
 import { isTransportFailure } from '../chain/isTransportFailure.js'
-import { toPrice } from '../domain/units.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import { awaitSettlement } from './awaitSettlement.js'
 import { CancelRequest, watchExecution } from './cancelExecution.js'

@@ -1,5 +1,5 @@
+import { defaultFxRates, type FxRates } from '@stockroute/client/domain/quotePrice.js'
 import type { Address } from 'viem'
-import { defaultFxRates, type FxRates } from '../domain/quotePrice.js'
 import type { Notional } from '../store/risk.js'
 
 /**

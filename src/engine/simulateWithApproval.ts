@@ -2,14 +2,15 @@
 // while the router quote is on its way, then ONE simulation of the execute with the allowance it
 // will find once its approval lands (prepareExecution.ts). The fallback for a token whose slot is
 // unknown, simulating after the approvals are sent, is simulateAfterPending.ts.
+
+import type { GetRouterQuoteReturnType } from '@stockroute/client/api/actions/getRouterQuote.js'
+import { toSignedQuoteStruct } from '@stockroute/client/api/quoteStruct.js'
+import type { SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
 import { type Address, encodeFunctionData, type Hex } from 'viem'
-import type { GetRouterQuoteReturnType } from '../api/actions/getRouterQuote.js'
-import { toSignedQuoteStruct } from '../api/quoteStruct.js'
 import { type AllowanceLayout, allowanceSlotOf } from '../chain/allowanceSlot.js'
 import { readAllowance } from '../chain/erc20.js'
 import { executorAbi } from '../chain/executorAbi.js'
 import { type SimulateExecuteReturnType, simulateExecute } from '../chain/simulateExecute.js'
-import type { SignedQuoteStruct } from '../domain/routerQuote.js'
 import type { EngineContext } from './context.js'
 import { givenAmountText } from './givenAmount.js'
 import { type AllowanceReading, approvalTarget, readAllowanceState } from './planApprovals.js'

@@ -1,4 +1,4 @@
-import { StockrouteError } from '../domain/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import { type ExecutionRecord, ExecutionStateError, terminalExecutionStates } from '../store/executions.js'
 import type { EngineContext } from './context.js'
 import { ExecutionStop } from './errors.js'

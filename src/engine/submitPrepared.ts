@@ -1,5 +1,5 @@
+import { toSignedQuoteStruct } from '@stockroute/client/api/quoteStruct.js'
 import type { Hex } from 'viem'
-import { toSignedQuoteStruct } from '../api/quoteStruct.js'
 import type { SimulateExecuteReturnType } from '../chain/simulateExecute.js'
 import type { ExecutionRecord } from '../store/executions.js'
 import type { SentTransactions, TransactionRequest } from '../transactions/types.js'

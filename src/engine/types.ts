@@ -3,15 +3,16 @@
 // fakes), the chains and wallets it runs on, the instruments it resolves, the quotes it holds, and
 // the parts of its context. Types only, from the layers below the engine: no engine implementation
 // file is imported here, so every file of the engine can import them without closing a circle.
+
+import type { CallOptions, ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import type { ExchangeCode, MarketCode, TokenKind } from '@stockroute/client/domain/markets.js'
 import type PQueue from 'p-queue'
 import type { Address, Chain, Hex, HttpTransport, LocalAccount, PublicClient, WalletClient } from 'viem'
-import type { CallOptions, ServiceClient } from '../api/createServiceClient.js'
 import type { AllowanceLayouts } from '../chain/allowanceSlot.js'
 import type { InclusionTimes } from '../chain/inclusionTime.js'
 import type { ExecutorDomain } from '../chain/readExecutorDomain.js'
 import type { ResetFirstTokens } from '../chain/resetFirstTokens.js'
 import type { KnownExecutor } from '../chain/verifyRouterQuote.js'
-import type { ExchangeCode, MarketCode, TokenKind } from '../domain/markets.js'
 import type { ExecutionPatch, ExecutionRecord } from '../store/executions.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { Notional } from '../store/risk.js'

@@ -1,7 +1,7 @@
-import { formatTokenAmount, keptFractionDigits } from '../domain/formatTokenAmount.js'
+import { formatTokenAmount, keptFractionDigits } from '@stockroute/client/domain/formatTokenAmount.js'
 
 // The rule every report uses to turn a base-unit amount into the decimal string a person reads is
-// the one of every message and operator line (src/domain/formatTokenAmount.ts): exact up to 6
+// the one of every message and operator line (@stockroute/client, domain/formatTokenAmount.ts): exact up to 6
 // decimals, else rounded half away from zero to 6 fraction digits, never "0" for a non-zero amount,
 // trailing zeros trimmed. Totals are computed in base units (bigint) and formatted once, so a total
 // can differ from the sum of its displayed rows by that rounding (never for ≤6-decimal assets).

@@ -1,4 +1,4 @@
-import type { FxRates } from '../domain/quotePrice.js'
+import type { FxRates } from '@stockroute/client/domain/quotePrice.js'
 import type { Ledger } from '../store/openLedger.js'
 
 // The shape every report has, so that one set of renderers (terminal table, JSON, CSV, HTML) and

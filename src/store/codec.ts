@@ -1,5 +1,5 @@
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import { type Address, getAddress, type Hex, isAddress } from 'viem'
-import { StockrouteError } from '../domain/errors.js'
 
 // The repository edge: bigint ⇄ decimal TEXT, addresses and hashes in one canonical spelling, JSON
 // that survives bigints. Every value crossing into SQLite goes through here, so a JS number never

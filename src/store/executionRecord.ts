@@ -1,8 +1,9 @@
 // An execution as stored: the record, its patch and event types, and the row mapping. The
 // repository is in executions.ts.
+
+import type { ExchangeCode } from '@stockroute/client/domain/markets.js'
+import { type AssetAmount, type Price, toAssetAmount, toPrice } from '@stockroute/client/domain/units.js'
 import type { Hex } from 'viem'
-import type { ExchangeCode } from '../domain/markets.js'
-import { type AssetAmount, type Price, toAssetAmount, toPrice } from '../domain/units.js'
 import { textToUint } from './codec.js'
 import type { ExecutionState } from './executionStates.js'
 

@@ -1,6 +1,6 @@
 // The execution state machine: its states, the moves allowed between them, and the error of a move
 // refused. The repository that stores executions is in executions.ts.
-import { StockrouteError } from '../domain/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 
 // ---------------------------------------------------------------------------------------------
 // States and the transition table

@@ -1,5 +1,5 @@
+import { isExchangeCode } from '@stockroute/client/domain/markets.js'
 import type { Hex } from 'viem'
-import { isExchangeCode } from '../domain/markets.js'
 import { canonicalBytes32, jsonWithBigints, LedgerInputError, safeInteger, uintToText } from './codec.js'
 import type { RepositoryContext } from './context.js'
 import { reasonClassOf } from './executionReasonClass.js'

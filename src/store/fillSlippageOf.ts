@@ -1,6 +1,6 @@
-import { slippageVsMarketCentiBps, slippageVsQuoteCentiBps } from '../domain/fillSlippage.js'
-import { isExchangeCode, marketCodes } from '../domain/markets.js'
-import { defaultFxRates } from '../domain/quotePrice.js'
+import { slippageVsMarketCentiBps, slippageVsQuoteCentiBps } from '@stockroute/client/domain/fillSlippage.js'
+import { isExchangeCode, marketCodes } from '@stockroute/client/domain/markets.js'
+import { defaultFxRates } from '@stockroute/client/domain/quotePrice.js'
 
 // A fill's slippage against its quote and against the market price its execution read, computed
 // once when the fill is recorded (and by migration 7 for fills recorded before), so that reports

@@ -1,7 +1,12 @@
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
+import type { ExchangeCode, TokenKind } from '@stockroute/client/domain/markets.js'
+import {
+  type AssetAmount,
+  type ShareQuantity,
+  type StockQuantity,
+  toAssetAmount,
+} from '@stockroute/client/domain/units.js'
 import type { Address, Hex } from 'viem'
-import { StockrouteError } from '../domain/errors.js'
-import type { ExchangeCode, TokenKind } from '../domain/markets.js'
-import { type AssetAmount, type ShareQuantity, type StockQuantity, toAssetAmount } from '../domain/units.js'
 import {
   blockNumberToInteger,
   canonicalAddress,

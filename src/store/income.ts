@@ -1,5 +1,5 @@
+import { type AssetAmount, toAssetAmount } from '@stockroute/client/domain/units.js'
 import type { Address, Hex } from 'viem'
-import { type AssetAmount, toAssetAmount } from '../domain/units.js'
 import {
   canonicalAddress,
   canonicalBytes32,

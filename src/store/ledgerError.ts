@@ -1,4 +1,4 @@
-import { StockrouteError } from '../domain/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 
 /** `PRAGMA application_id` of a stockroute ledger ("SRLG"): a SQLite file of another program is refused. */
 export const ledgerApplicationId = 0x53524c47

@@ -1,7 +1,7 @@
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
+import { type ExchangeCode, type TokenKind, tokenKinds } from '@stockroute/client/domain/markets.js'
+import { type AssetAmount, toAssetAmount } from '@stockroute/client/domain/units.js'
 import type { Address } from 'viem'
-import { StockrouteError } from '../domain/errors.js'
-import { type ExchangeCode, type TokenKind, tokenKinds } from '../domain/markets.js'
-import { type AssetAmount, toAssetAmount } from '../domain/units.js'
 import { mulDivAwayFromZero, mulDivTowardZero } from './codec.js'
 
 // Average-cost position accounting as pure data and one fold: the same rule updates a position

@@ -1,7 +1,7 @@
+import { type ExchangeCode, isExchangeCode, type TokenKind } from '@stockroute/client/domain/markets.js'
+import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import type Database from 'better-sqlite3'
 import type { Address } from 'viem'
-import { type ExchangeCode, isExchangeCode, type TokenKind } from '../domain/markets.js'
-import { toAssetAmount } from '../domain/units.js'
 import {
   canonicalAddress,
   intToText,

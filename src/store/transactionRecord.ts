@@ -1,6 +1,6 @@
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
+import { keccak256Fast } from '@stockroute/client/domain/keccak256Fast.js'
 import type { Address, Hex } from 'viem'
-import { StockrouteError } from '../domain/errors.js'
-import { keccak256Fast } from '../domain/keccak256Fast.js'
 import { canonicalAddress, canonicalBytes32, LedgerInputError, safeInteger } from './codec.js'
 
 // A stored transaction: its kinds, statuses, row and record. The repository is in transactions.ts.

@@ -1,11 +1,11 @@
+import { DomainRuleError } from '@stockroute/client/domain/domainRuleError.js'
+import { marketDefaults } from '@stockroute/client/domain/marketRules.js'
+import { type ExchangeCode, marketCodes } from '@stockroute/client/domain/markets.js'
+import { assertOnTick } from '@stockroute/client/domain/tickRules.js'
+import { parsePrice, parseStockQuantity } from '@stockroute/client/domain/unitStrings.js'
 import cron from 'node-cron'
 import { formatUnits, parseUnits } from 'viem'
 import { z } from 'zod'
-import { DomainRuleError } from '../domain/domainRuleError.js'
-import { marketDefaults } from '../domain/marketRules.js'
-import { type ExchangeCode, marketCodes } from '../domain/markets.js'
-import { assertOnTick } from '../domain/tickRules.js'
-import { parsePrice, parseStockQuantity } from '../domain/unitStrings.js'
 import { instrumentOf } from './instrumentOf.js'
 
 // The strategies' configuration: one zod schema per kind and their discriminated union, the edge

@@ -1,4 +1,4 @@
-import { StockrouteError } from '../domain/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 
 /** One problem of a strategy configuration: the field (dotted path) and what to do about it. */
 export type StrategyConfigIssue = { readonly path: string; readonly message: string }

@@ -1,4 +1,9 @@
-import { type ExchangeCode, type MarketCode, marketCodes, type TokenKind } from '../domain/markets.js'
+import {
+  type ExchangeCode,
+  type MarketCode,
+  marketCodes,
+  type TokenKind,
+} from '@stockroute/client/domain/markets.js'
 
 /** Where a ticker's price comes from and which token it names. */
 export type StrategyInstrument = {

@@ -1,4 +1,4 @@
-import type { MarketCode } from '../domain/markets.js'
+import type { MarketCode } from '@stockroute/client/domain/markets.js'
 
 /**
  * The key of a stock's price in {@link StrategyInput.prices}: market and symbol, e.g. `hkex:0700`.

@@ -1,10 +1,19 @@
+import { marketDefaults } from '@stockroute/client/domain/marketRules.js'
+import type { ExchangeCode, MarketCode, TokenKind } from '@stockroute/client/domain/markets.js'
+import { defaultFxRates, type FxRates, marketPriceInAsset } from '@stockroute/client/domain/quotePrice.js'
+import { divideRounded } from '@stockroute/client/domain/unitConversions.js'
+import {
+  formatShareQuantity,
+  formatStockQuantity,
+  parsePrice,
+} from '@stockroute/client/domain/unitStrings.js'
+import {
+  type AssetAmount,
+  shareDecimals,
+  toShareQuantity,
+  toStockQuantity,
+} from '@stockroute/client/domain/units.js'
 import { parseUnits } from 'viem'
-import { marketDefaults } from '../domain/marketRules.js'
-import type { ExchangeCode, MarketCode, TokenKind } from '../domain/markets.js'
-import { defaultFxRates, type FxRates, marketPriceInAsset } from '../domain/quotePrice.js'
-import { divideRounded } from '../domain/unitConversions.js'
-import { formatShareQuantity, formatStockQuantity, parsePrice } from '../domain/unitStrings.js'
-import { type AssetAmount, shareDecimals, toShareQuantity, toStockQuantity } from '../domain/units.js'
 import { type RebalanceStrategyConfig, rebalanceStrategyConfigSchema } from './config.js'
 import { instrumentOf } from './instrumentOf.js'
 import { parseStrategyConfig } from './parseStrategyConfig.js'

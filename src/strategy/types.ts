@@ -1,5 +1,5 @@
-import type { ExchangeCode, MarketCode, TokenKind } from '../domain/markets.js'
-import type { AssetAmount, Price } from '../domain/units.js'
+import type { ExchangeCode, MarketCode, TokenKind } from '@stockroute/client/domain/markets.js'
+import type { AssetAmount, Price } from '@stockroute/client/domain/units.js'
 
 // The strategies' view of the world. A strategy is a pure function of a snapshot (prices,
 // positions, cash, time) that returns intents; the daemon builds the snapshot on every

@@ -1,6 +1,6 @@
+import { keccak256Fast } from '@stockroute/client/domain/keccak256Fast.js'
 import type { Hex, LocalAccount } from 'viem'
 import { signsSynchronously } from '../chain/privateKeyToFastAccount.js'
-import { keccak256Fast } from '../domain/keccak256Fast.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import { TransactionManagerError } from './errors.js'

@@ -1,14 +1,18 @@
 import { lookup } from 'node:dns/promises'
 import { createServer } from 'node:http'
 import { type AddressInfo, createServer as createNetServer } from 'node:net'
+import { getChains } from '@stockroute/client/api/actions/getChains.js'
+import { ServiceUnreachableError } from '@stockroute/client/api/connectionFailure.js'
+import { createServiceClient, type ServiceRequest } from '@stockroute/client/api/createServiceClient.js'
+import {
+  ServiceAuthError,
+  ServiceTimeoutError,
+  ServiceTransportError,
+} from '@stockroute/client/api/errors.js'
+import { createRequestLimiter } from '@stockroute/client/api/limiter.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { getChains } from '../../src/api/actions/getChains.js'
-import { ServiceUnreachableError } from '../../src/api/connectionFailure.js'
-import { createServiceClient, type ServiceRequest } from '../../src/api/createServiceClient.js'
-import { ServiceAuthError, ServiceTimeoutError, ServiceTransportError } from '../../src/api/errors.js'
-import { createRequestLimiter } from '../../src/api/limiter.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 
 /** Wraps the real fetch to record when each request left and what came back (counting, not mocking). */

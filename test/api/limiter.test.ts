@@ -1,5 +1,5 @@
+import { createRequestLimiter } from '@stockroute/client/api/limiter.js'
 import { describe, expect, it } from 'vitest'
-import { createRequestLimiter } from '../../src/api/limiter.js'
 
 describe('createRequestLimiter', () => {
   it('starts a burst up to the limit at once, then no more than the limit in any one-second window', async () => {

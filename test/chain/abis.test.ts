@@ -1,14 +1,14 @@
-import type { Abi } from 'viem'
-import { describe, expect, it } from 'vitest'
-import { executorAbi } from '../../src/chain/executorAbi.js'
-import { erc20ErrorsAbi, serviceTokenErrorsAbi } from '../../src/chain/tokenErrorsAbis.js'
 import {
   assetTokenAbi,
   platformRouterAbi,
   rfqSettlementAbi,
   shareTokenAbi,
   stockTokenAbi,
-} from '../../src/sandbox/contracts/artifacts/index.js'
+} from '@stockroute/sandbox/contracts/artifacts/index.js'
+import type { Abi } from 'viem'
+import { describe, expect, it } from 'vitest'
+import { executorAbi } from '../../src/chain/executorAbi.js'
+import { erc20ErrorsAbi, serviceTokenErrorsAbi } from '../../src/chain/tokenErrorsAbis.js'
 
 // chain/ keeps its own copy of the executor's ABI (the real deployment's interface); the sandbox
 // compiles its own contracts. These tests make the two impossible to drift apart unnoticed.

@@ -1,3 +1,4 @@
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
 import { decodeFunctionData, erc20Abi, parseUnits } from 'viem'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAllowanceLayouts } from '../../src/chain/allowanceSlot.js'
@@ -10,7 +11,6 @@ import {
   readDecimals,
 } from '../../src/chain/erc20.js'
 import { createResetFirstTokens } from '../../src/chain/resetFirstTokens.js'
-import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { chainWithoutRouter, chainWithRouter, tokenOf } from '../helpers/localChains.js'
 import { approve, fundedWallet, publicClientOf } from './fixtures.js'
 import { countingProxy, type RpcServer } from './rpcServers.js'

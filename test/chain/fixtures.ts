@@ -1,9 +1,9 @@
+import type { SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
+import { rfqSettlementAbi } from '@stockroute/sandbox/contracts/artifacts/index.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
 import { type Address, erc20Abi, type Hex, parseUnits, type TransactionReceipt } from 'viem'
 import { expect } from 'vitest'
 import { createChainClients } from '../../src/chain/clients.js'
-import type { SignedQuoteStruct } from '../../src/domain/routerQuote.js'
-import { rfqSettlementAbi } from '../../src/sandbox/contracts/artifacts/index.js'
-import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { freshWallet, newQuoteId, tokenOf } from '../helpers/localChains.js'
 
 // Shared by the chain-layer tests: stockroute's own clients for a local chain, a quote of the

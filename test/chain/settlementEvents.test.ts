@@ -1,3 +1,6 @@
+import type { SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
+import { rfqSettlementAbi } from '@stockroute/sandbox/contracts/artifacts/index.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
 import { getAddress, parseEventLogs, type TransactionReceipt } from 'viem'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createChainClients } from '../../src/chain/clients.js'
@@ -7,9 +10,6 @@ import {
   readSettlementLogs,
   type SettlementFill,
 } from '../../src/chain/settlementEvents.js'
-import type { SignedQuoteStruct } from '../../src/domain/routerQuote.js'
-import { rfqSettlementAbi } from '../../src/sandbox/contracts/artifacts/index.js'
-import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { chainWithoutRouter, chainWithRouter, signForChain, tokenOf } from '../helpers/localChains.js'
 import { approve, buyQuote, execute, fundedWallet, publicClientOf, type Wallet } from './fixtures.js'
 import { countingProxy, type RpcServer } from './rpcServers.js'

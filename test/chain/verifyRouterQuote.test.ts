@@ -1,9 +1,12 @@
+import { getRouterQuote } from '@stockroute/client/api/actions/getRouterQuote.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { toSignedQuoteStruct } from '@stockroute/client/api/quoteStruct.js'
+import { routerQuoteDomain, type SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
+import { signRouterQuote } from '@stockroute/sandbox/signQuote.js'
 import { getAddress, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { getRouterQuote } from '../../src/api/actions/getRouterQuote.js'
-import { createServiceClient } from '../../src/api/createServiceClient.js'
-import { toSignedQuoteStruct } from '../../src/api/quoteStruct.js'
 import { readExecutorDomain } from '../../src/chain/readExecutorDomain.js'
 import {
   type KnownExecutor,
@@ -11,9 +14,6 @@ import {
   type RouterQuoteVerdict,
   verifyRouterQuote,
 } from '../../src/chain/verifyRouterQuote.js'
-import { routerQuoteDomain, type SignedQuoteStruct } from '../../src/domain/routerQuote.js'
-import type { LocalChain } from '../../src/sandbox/localChains.js'
-import { signRouterQuote } from '../../src/sandbox/signQuote.js'
 import { chainWithoutRouter, chainWithRouter, signForChain } from '../helpers/localChains.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 import { buyQuote, publicClientOf } from './fixtures.js'

@@ -1,7 +1,7 @@
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import { describe, expect, it } from 'vitest'
 import { formatCliError } from '../../src/cli/formatCliError.js'
 import { configFileNotFound } from '../../src/config/config.js'
-import { StockrouteError } from '../../src/domain/errors.js'
 
 describe('formatCliError', () => {
   it('a stockroute error: "error CODE: message", its meta lines indented, "fix: remedy" last', () => {

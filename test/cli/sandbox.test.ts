@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { SandboxDescription } from '@stockroute/sandbox/describe.js'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config/config.js'
-import type { SandboxDescription } from '../../src/sandbox/describe.js'
 import { anvilChildrenOf, exitOf, firstLine, isAlive, spawnNode } from '../helpers/processes.js'
 import { apiCall } from '../helpers/sandboxService.js'
 

@@ -1,3 +1,4 @@
+import { defaultFxRates } from '@stockroute/client/domain/quotePrice.js'
 import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hex, keccak256 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
@@ -6,7 +7,6 @@ import { describeSwap, swapResult } from '../../src/cli/commands/swapResult.js'
 import { swapOutcomeOfView } from '../../src/cli/daemon/swapOutcomeOfView.js'
 import { swapExecutionSchema } from '../../src/daemon/controlApi/contract.js'
 import { toSwapExecutionView } from '../../src/daemon/controlApi/views/swapExecutionView.js'
-import { defaultFxRates } from '../../src/domain/quotePrice.js'
 import type { ExecutionOutcome } from '../../src/engine/index.js'
 import type { ExecutionRecord, FillRecord, TransactionRecord } from '../../src/store/index.js'
 

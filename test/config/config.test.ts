@@ -1,6 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { defaultFxRates } from '@stockroute/client/domain/quotePrice.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { parseUnits } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
@@ -8,8 +10,6 @@ import { ConfigError, loadConfig, readConfigFile } from '../../src/config/config
 import { engineChainConfigsOf, engineSettingsOf } from '../../src/config/engineConfig.js'
 import { ledgerPathOf } from '../../src/config/ledgerPath.js'
 import { walletsOf } from '../../src/config/wallets.js'
-import { defaultFxRates } from '../../src/domain/quotePrice.js'
-import { parsePrice } from '../../src/domain/unitStrings.js'
 
 const key = `0x${'11'.repeat(32)}`
 const validFile = {

@@ -1,7 +1,7 @@
+import { defaultFxRates } from '@stockroute/client/domain/quotePrice.js'
 import type { Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { settledLine } from '../../src/daemon/activity.js'
-import { defaultFxRates } from '../../src/domain/quotePrice.js'
 import type { ExecutionRecord, FillRecord } from '../../src/store/index.js'
 
 // The daemon's line for a confirmed execution: quantity then ticker, "for" on both sides, amounts

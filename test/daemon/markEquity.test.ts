@@ -1,6 +1,6 @@
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { describe, expect, it } from 'vitest'
 import { createEquityMarker } from '../../src/daemon/markEquity.js'
-import { parsePrice } from '../../src/domain/unitStrings.js'
 import { openLedger } from '../../src/store/index.js'
 import type { MarketPrice } from '../../src/strategy/types.js'
 import { fillOf, ledgerFolder, tokens } from '../store/ledgerFiles.js'

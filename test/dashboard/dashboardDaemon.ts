@@ -3,8 +3,8 @@
 // file's sandbox service, its URL from the line it prints, its token from the file beside the ledger.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import type { SandboxService } from '@stockroute/sandbox/service/startSandboxService.js'
 import { afterAll, beforeAll } from 'vitest'
-import type { SandboxService } from '../../src/sandbox/service/startSandboxService.js'
 import { useDaemonProcesses } from '../helpers/daemonProcess.js'
 import { exitOf, repoRoot } from '../helpers/processes.js'
 

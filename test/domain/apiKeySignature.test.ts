@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest'
 import {
   apiKeyStringToSign,
   canonicalQuery,
   formatQuery,
   rawQueryOf,
-} from '../../src/domain/apiKeySignature.js'
+} from '@stockroute/client/domain/apiKeySignature.js'
+import { describe, expect, it } from 'vitest'
 
 describe('canonicalQuery', () => {
   it('keeps each parameter byte for byte as sent: no decoding, no re-encoding', () => {

@@ -1,5 +1,5 @@
+import { DomainRuleError } from '@stockroute/client/domain/domainRuleError.js'
 import { describe, expect, it } from 'vitest'
-import { DomainRuleError } from '../../src/domain/domainRuleError.js'
 
 describe('DomainRuleError', () => {
   it('carries a stable code, a short message, details and a cause', () => {

@@ -1,7 +1,7 @@
+import { DomainRuleError } from '@stockroute/client/domain/domainRuleError.js'
+import { composeErrorMessage, StockrouteError } from '@stockroute/client/domain/errors.js'
+import { RouterQuoteEncodingError } from '@stockroute/client/domain/hashRouterQuote.js'
 import { describe, expect, it } from 'vitest'
-import { DomainRuleError } from '../../src/domain/domainRuleError.js'
-import { composeErrorMessage, StockrouteError } from '../../src/domain/errors.js'
-import { RouterQuoteEncodingError } from '../../src/domain/hashRouterQuote.js'
 
 describe('StockrouteError', () => {
   it('carries a stable code, a short message, the remedy, details, meta messages and a cause', () => {

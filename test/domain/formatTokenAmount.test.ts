@@ -1,11 +1,14 @@
-import { describe, expect, it } from 'vitest'
 import {
   formatAssetAmount,
   formatStockQuantity,
   formatTokenAmount,
-} from '../../src/domain/formatTokenAmount.js'
-import { assetPriceInMarketCurrency, localCurrencyPrice } from '../../src/domain/priceInMarketCurrency.js'
-import { defaultFxRates } from '../../src/domain/quotePrice.js'
+} from '@stockroute/client/domain/formatTokenAmount.js'
+import {
+  assetPriceInMarketCurrency,
+  localCurrencyPrice,
+} from '@stockroute/client/domain/priceInMarketCurrency.js'
+import { defaultFxRates } from '@stockroute/client/domain/quotePrice.js'
+import { describe, expect, it } from 'vitest'
 import { formatAmount } from '../../src/report/formatAmount.js'
 
 describe('formatTokenAmount', () => {

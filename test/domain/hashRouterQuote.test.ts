@@ -1,8 +1,8 @@
+import { hashRouterQuote, RouterQuoteEncodingError } from '@stockroute/client/domain/hashRouterQuote.js'
+import { routerQuoteTypes, type SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
 import fc from 'fast-check'
 import { type Address, bytesToHex, type Hex, hashTypedData, type TypedDataDomain } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { hashRouterQuote, RouterQuoteEncodingError } from '../../src/domain/hashRouterQuote.js'
-import { routerQuoteTypes, type SignedQuoteStruct } from '../../src/domain/routerQuote.js'
 import { anyAddress as address, anyRouterQuote as quote } from '../helpers/routerQuoteArbitraries.js'
 
 const viemHash = (domain: TypedDataDomain, quote: SignedQuoteStruct) =>

@@ -1,7 +1,11 @@
+import {
+  keccak256Fast,
+  keccak256FastReady,
+  keccak256Implementation,
+} from '@stockroute/client/domain/keccak256Fast.js'
 import fc from 'fast-check'
 import { bytesToHex, keccak256 } from 'viem'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { keccak256Fast, keccak256FastReady, keccak256Implementation } from '../../src/domain/keccak256Fast.js'
 
 describe('keccak256Fast', () => {
   beforeAll(() => keccak256FastReady)

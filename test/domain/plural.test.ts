@@ -1,5 +1,5 @@
+import { plural } from '@stockroute/client/domain/plural.js'
 import { expect, it } from 'vitest'
-import { plural } from '../../src/domain/plural.js'
 
 it('uses the singular for exactly one, the plural otherwise (zero included)', () => {
   expect(plural(1, 'execution')).toBe('1 execution')

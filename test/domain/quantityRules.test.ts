@@ -1,16 +1,16 @@
-import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
-import { DomainRuleError } from '../../src/domain/domainRuleError.js'
-import { marketDefaults } from '../../src/domain/marketRules.js'
+import { DomainRuleError } from '@stockroute/client/domain/domainRuleError.js'
+import { marketDefaults } from '@stockroute/client/domain/marketRules.js'
 import {
   assertLotMultiple,
   assertOrderQuantity,
   assertWholeShares,
   resolveLotSize,
   roundDownToLots,
-} from '../../src/domain/quantityRules.js'
-import { parseShareQuantity } from '../../src/domain/unitStrings.js'
-import { toShareQuantity, toStockQuantity } from '../../src/domain/units.js'
+} from '@stockroute/client/domain/quantityRules.js'
+import { parseShareQuantity } from '@stockroute/client/domain/unitStrings.js'
+import { toShareQuantity, toStockQuantity } from '@stockroute/client/domain/units.js'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
 import { domainError } from '../helpers/domainErrors.js'
 
 describe('lots', () => {

@@ -1,5 +1,3 @@
-import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
 import {
   findPriceBand,
   findSpreadTable,
@@ -13,9 +11,11 @@ import {
   spreadTablesByMarket,
   spreadTablesJsonByMarket,
   usTickSize,
-} from '../../src/domain/spreadTables.js'
-import { formatPrice, parsePrice } from '../../src/domain/unitStrings.js'
-import { toPrice } from '../../src/domain/units.js'
+} from '@stockroute/client/domain/spreadTables.js'
+import { formatPrice, parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import { toPrice } from '@stockroute/client/domain/units.js'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
 import { domainError } from '../helpers/domainErrors.js'
 
 // The interface reference's "Expected KR price bands", transcribed independently:

@@ -1,9 +1,12 @@
+import { assertLotMultiple } from '@stockroute/client/domain/quantityRules.js'
+import {
+  quantityForStablecoinIn,
+  shareQuantityForStablecoinIn,
+} from '@stockroute/client/domain/stablecoinInSizing.js'
+import { parseAssetAmount, parseShareQuantity } from '@stockroute/client/domain/unitStrings.js'
+import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { assertLotMultiple } from '../../src/domain/quantityRules.js'
-import { quantityForStablecoinIn, shareQuantityForStablecoinIn } from '../../src/domain/stablecoinInSizing.js'
-import { parseAssetAmount, parseShareQuantity } from '../../src/domain/unitStrings.js'
-import { toAssetAmount } from '../../src/domain/units.js'
 import { domainError } from '../helpers/domainErrors.js'
 
 describe('quantityForStablecoinIn (HK lots)', () => {

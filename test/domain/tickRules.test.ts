@@ -1,18 +1,22 @@
-import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
-import { DomainRuleError } from '../../src/domain/domainRuleError.js'
-import { marketDefaults } from '../../src/domain/marketRules.js'
-import type { MarketCode } from '../../src/domain/markets.js'
-import { hkSpreadTableJson, krSpreadTableJson, parseSpreadTable } from '../../src/domain/spreadTables.js'
+import { DomainRuleError } from '@stockroute/client/domain/domainRuleError.js'
+import { marketDefaults } from '@stockroute/client/domain/marketRules.js'
+import type { MarketCode } from '@stockroute/client/domain/markets.js'
+import {
+  hkSpreadTableJson,
+  krSpreadTableJson,
+  parseSpreadTable,
+} from '@stockroute/client/domain/spreadTables.js'
 import {
   assertOnTick,
   isOnTick,
   roundToTick,
   type TickParameters,
   tickSize,
-} from '../../src/domain/tickRules.js'
-import { formatPrice, parsePrice } from '../../src/domain/unitStrings.js'
-import { type Price, type Rounding, toPrice } from '../../src/domain/units.js'
+} from '@stockroute/client/domain/tickRules.js'
+import { formatPrice, parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import { type Price, type Rounding, toPrice } from '@stockroute/client/domain/units.js'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
 import { domainError } from '../helpers/domainErrors.js'
 
 const at = (market: MarketCode, price: string | Price): TickParameters => ({

@@ -1,5 +1,3 @@
-import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
 import {
   assetAmountForShares,
   assetAmountForStock,
@@ -8,9 +6,11 @@ import {
   rescaleAssetAmount,
   shareToStockQuantity,
   stockToShareQuantity,
-} from '../../src/domain/unitConversions.js'
-import { parsePrice, parseShareQuantity } from '../../src/domain/unitStrings.js'
-import { toAssetAmount, toShareQuantity, toStockQuantity } from '../../src/domain/units.js'
+} from '@stockroute/client/domain/unitConversions.js'
+import { parsePrice, parseShareQuantity } from '@stockroute/client/domain/unitStrings.js'
+import { toAssetAmount, toShareQuantity, toStockQuantity } from '@stockroute/client/domain/units.js'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
 import { domainError } from '../helpers/domainErrors.js'
 
 const nonNegative = fc.bigInt({ min: 0n, max: 10n ** 40n })

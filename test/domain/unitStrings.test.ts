@@ -1,5 +1,3 @@
-import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
 import {
   formatAssetAmount,
   formatPrice,
@@ -9,7 +7,7 @@ import {
   parsePrice,
   parseShareQuantity,
   parseStockQuantity,
-} from '../../src/domain/unitStrings.js'
+} from '@stockroute/client/domain/unitStrings.js'
 import {
   assetDecimalsOf,
   priceDecimals,
@@ -17,7 +15,9 @@ import {
   toPrice,
   toShareQuantity,
   toStockQuantity,
-} from '../../src/domain/units.js'
+} from '@stockroute/client/domain/units.js'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
 import { domainError } from '../helpers/domainErrors.js'
 
 const nonNegative = fc.bigInt({ min: 0n, max: 10n ** 40n })

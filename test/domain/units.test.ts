@@ -1,4 +1,3 @@
-import { describe, expect, it } from 'vitest'
 import {
   type AssetAmount,
   type Price,
@@ -8,7 +7,8 @@ import {
   toPrice,
   toShareQuantity,
   toStockQuantity,
-} from '../../src/domain/units.js'
+} from '@stockroute/client/domain/units.js'
+import { describe, expect, it } from 'vitest'
 import { domainError } from '../helpers/domainErrors.js'
 
 describe('brands and arithmetic', () => {

@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
 import type { Address, Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createServiceClient } from '../../src/api/createServiceClient.js'
 import { createEngine, type SwapIntent } from '../../src/engine/index.js'
-import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { openLedger } from '../../src/store/index.js'
 import type { EngineCrashArguments } from '../fixtures/engineCrash.js'
 import {

@@ -1,7 +1,7 @@
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { describe, expect, it } from 'vitest'
 import { assertSameTrade, IntentIdReusedError } from '../../src/cli/intentReuse.js'
 import { differingFields } from '../../src/daemon/controlApi/routes/differingFields.js'
-import { parsePrice } from '../../src/domain/unitStrings.js'
 import { differingIntentFields } from '../../src/engine/differingIntentFields.js'
 import type { ExecutionRecord } from '../../src/store/index.js'
 

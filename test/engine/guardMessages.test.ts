@@ -1,5 +1,5 @@
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { describe, expect, it } from 'vitest'
-import { parsePrice } from '../../src/domain/unitStrings.js'
 import {
   approvalTooLargeMessage,
   limitPriceMessage,

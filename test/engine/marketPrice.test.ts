@@ -1,5 +1,5 @@
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import { describe, expect, it } from 'vitest'
-import { createServiceClient } from '../../src/api/createServiceClient.js'
 import type { MarketPriceSource } from '../../src/engine/context.js'
 import { cachedMarketPrice, serviceMarketPrice } from '../../src/engine/marketPrice.js'
 import type { Instrument } from '../../src/engine/types.js'

@@ -1,5 +1,5 @@
+import { type RpcFaultProxy, startRpcFaultProxy } from '@stockroute/sandbox/rpcFaultProxy.js'
 import { afterAll, expect, it } from 'vitest'
-import { type RpcFaultProxy, startRpcFaultProxy } from '../../src/sandbox/rpcFaultProxy.js'
 import { admissionProbe, createTestEngine, engineLedgers } from '../helpers/engine.js'
 import { chainWithRouter } from '../helpers/localChains.js'
 import { useSandboxService } from '../helpers/sandboxService.js'

@@ -1,4 +1,4 @@
-import { DomainRuleError } from '../../src/domain/domainRuleError.js'
+import { DomainRuleError } from '@stockroute/client/domain/domainRuleError.js'
 
 /** Runs `run` and returns the DomainRuleError it throws (fails the test when it throws nothing else). */
 export function domainError(run: () => unknown): DomainRuleError {

@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
+import type { SandboxService } from '@stockroute/sandbox/service/startSandboxService.js'
 import { type Address, erc20Abi, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll } from 'vitest'
-import { createServiceClient } from '../../src/api/createServiceClient.js'
 import { readSettlementLogs } from '../../src/chain/settlementEvents.js'
 import {
   createEngine,
@@ -13,8 +15,6 @@ import {
   readStoredQuote,
   type StoredQuote,
 } from '../../src/engine/index.js'
-import type { LocalChain } from '../../src/sandbox/localChains.js'
-import type { SandboxService } from '../../src/sandbox/service/startSandboxService.js'
 import { type ExecutionRecord, type Ledger, openLedger } from '../../src/store/index.js'
 import { clientsFor, fundAddress, localChains } from './localChains.js'
 

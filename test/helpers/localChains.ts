@@ -1,3 +1,8 @@
+import { routerQuoteDomain, type SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
+import { sandboxChain } from '@stockroute/sandbox/deploy.js'
+import { fundWallet, impersonatedDeployer } from '@stockroute/sandbox/fundWallet.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
+import { signRouterQuote } from '@stockroute/sandbox/signQuote.js'
 import {
   type Address,
   createPublicClient,
@@ -11,11 +16,6 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { inject } from 'vitest'
-import { routerQuoteDomain, type SignedQuoteStruct } from '../../src/domain/routerQuote.js'
-import { sandboxChain } from '../../src/sandbox/deploy.js'
-import { fundWallet, impersonatedDeployer } from '../../src/sandbox/fundWallet.js'
-import type { LocalChain } from '../../src/sandbox/localChains.js'
-import { signRouterQuote } from '../../src/sandbox/signQuote.js'
 
 /** The chains started by test/setup/localChains.ts, shared by every test file. */
 export function localChains(): LocalChain[] {

@@ -1,8 +1,9 @@
 // fast-check arbitraries of router quotes, for the tests that hold our EIP-712 digest and signature
 // equal to viem's for any quote.
+
+import type { SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
 import fc from 'fast-check'
 import { type Address, bytesToHex, getAddress } from 'viem'
-import type { SignedQuoteStruct } from '../../src/domain/routerQuote.js'
 
 /** Lower case or checksummed: the two spellings viem accepts. */
 export const anyAddress: fc.Arbitrary<Address> = fc

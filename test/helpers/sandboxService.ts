@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, inject } from 'vitest'
-import { signApiKeyRequest } from '../../src/domain/apiKeySignature.js'
-import type { ApiCredential } from '../../src/sandbox/service/auth/apiKeys.js'
+import { signApiKeyRequest } from '@stockroute/client/domain/apiKeySignature.js'
+import type { ApiCredential } from '@stockroute/sandbox/service/auth/apiKeys.js'
 import {
   type SandboxService,
   type StartSandboxServiceParameters,
   startSandboxService,
-} from '../../src/sandbox/service/startSandboxService.js'
+} from '@stockroute/sandbox/service/startSandboxService.js'
+import { afterAll, beforeAll, inject } from 'vitest'
 
 /**
  * Starts a sandbox service in this test file's process, over real HTTP on loopback, on the chains

@@ -1,6 +1,6 @@
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
 import { encodeFunctionData, erc20Abi, type LocalAccount } from 'viem'
 import { createChainClients } from '../../src/chain/clients.js'
-import type { LocalChain } from '../../src/sandbox/localChains.js'
 import { openLedger } from '../../src/store/index.js'
 import {
   type CreateTransactionManagerParameters,

@@ -1,6 +1,6 @@
+import { defaultFxRates } from '@stockroute/client/domain/quotePrice.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defaultFxRates } from '../../src/domain/quotePrice.js'
-import { parsePrice } from '../../src/domain/unitStrings.js'
 import type { ExecutionOutcome } from '../../src/engine/index.js'
 import { executionsReport } from '../../src/report/queries/executions.js'
 import { fillsReport } from '../../src/report/queries/fills.js'

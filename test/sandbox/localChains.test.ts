@@ -1,7 +1,7 @@
+import { runningAnvilPids } from '@stockroute/sandbox/anvil.js'
+import type { LocalChainsDescription } from '@stockroute/sandbox/describe.js'
+import { startLocalChains } from '@stockroute/sandbox/localChains.js'
 import { describe, expect, it } from 'vitest'
-import { runningAnvilPids } from '../../src/sandbox/anvil.js'
-import type { LocalChainsDescription } from '../../src/sandbox/describe.js'
-import { startLocalChains } from '../../src/sandbox/localChains.js'
 import { localChains } from '../helpers/localChains.js'
 import {
   anvilChildrenOf,

@@ -1,4 +1,10 @@
 import { performance } from 'node:perf_hooks'
+import { type AnvilInstance, startAnvil } from '@stockroute/sandbox/anvil.js'
+import {
+  type RpcFaultProxy,
+  RpcFaultProxyError,
+  startRpcFaultProxy,
+} from '@stockroute/sandbox/rpcFaultProxy.js'
 import {
   createPublicClient,
   createTestClient,
@@ -11,12 +17,6 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type AnvilInstance, startAnvil } from '../../src/sandbox/anvil.js'
-import {
-  type RpcFaultProxy,
-  RpcFaultProxyError,
-  startRpcFaultProxy,
-} from '../../src/sandbox/rpcFaultProxy.js'
 import { localChains } from '../helpers/localChains.js'
 
 // The proxy is the named fault injector of the soak (a node cannot be asked to lose an answer), so

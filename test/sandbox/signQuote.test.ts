@@ -1,9 +1,9 @@
+import { type RouterQuoteDomain, routerQuoteTypes } from '@stockroute/client/domain/routerQuote.js'
+import { signRouterQuote } from '@stockroute/sandbox/signQuote.js'
 import fc from 'fast-check'
 import { type Hex, recoverTypedDataAddress } from 'viem'
 import { privateKeyToAccount, signTypedData } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { type RouterQuoteDomain, routerQuoteTypes } from '../../src/domain/routerQuote.js'
-import { signRouterQuote } from '../../src/sandbox/signQuote.js'
 import { anyAddress as address, anyRouterQuote as quote } from '../helpers/routerQuoteArbitraries.js'
 
 const domain = fc.record({

@@ -1,6 +1,6 @@
+import type { SandboxKey } from '@stockroute/sandbox/keys.js'
+import { type LocalChain, startLocalChains } from '@stockroute/sandbox/localChains.js'
 import type { TestProject } from 'vitest/node'
-import type { SandboxKey } from '../../src/sandbox/keys.js'
-import { type LocalChain, startLocalChains } from '../../src/sandbox/localChains.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {

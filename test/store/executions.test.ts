@@ -1,7 +1,7 @@
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { parsePrice } from '../../src/domain/unitStrings.js'
-import { toAssetAmount } from '../../src/domain/units.js'
 import {
   type ExecutionState,
   ExecutionStateError,

@@ -1,5 +1,5 @@
+import { parseAssetAmount } from '@stockroute/client/domain/unitStrings.js'
 import { describe, expect, it } from 'vitest'
-import { parseAssetAmount } from '../../src/domain/unitStrings.js'
 import { openLedger } from '../../src/store/index.js'
 import { bytes32, fillOf, ledgerFolder, tokens } from './ledgerFiles.js'
 

@@ -1,6 +1,6 @@
+import { parseAssetAmount } from '@stockroute/client/domain/unitStrings.js'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { parseAssetAmount } from '../../src/domain/unitStrings.js'
 import { FillRecordError, openLedger } from '../../src/store/index.js'
 import { bytes32, fillOf, ledgerFolder, tokens } from './ledgerFiles.js'
 

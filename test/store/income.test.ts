@@ -1,7 +1,7 @@
+import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import Database from 'better-sqlite3'
 import type { Address } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { toAssetAmount } from '../../src/domain/units.js'
 import {
   LedgerInputError,
   latestSchemaVersion,

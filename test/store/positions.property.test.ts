@@ -1,8 +1,8 @@
+import type { TokenKind } from '@stockroute/client/domain/markets.js'
+import { type AssetAmount, toAssetAmount } from '@stockroute/client/domain/units.js'
 import fc from 'fast-check'
 import type { Address } from 'viem'
 import { describe, expect, it } from 'vitest'
-import type { TokenKind } from '../../src/domain/markets.js'
-import { type AssetAmount, toAssetAmount } from '../../src/domain/units.js'
 import {
   type Ledger,
   type NewFill,

@@ -1,7 +1,7 @@
+import { parseAssetAmount, parseShareQuantity } from '@stockroute/client/domain/unitStrings.js'
+import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { parseAssetAmount, parseShareQuantity } from '../../src/domain/unitStrings.js'
-import { toAssetAmount } from '../../src/domain/units.js'
 import { openLedger, PositionError } from '../../src/store/index.js'
 import { fillOf, ledgerFolder, tokens } from './ledgerFiles.js'
 

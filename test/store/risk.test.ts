@@ -1,7 +1,7 @@
+import { parseAssetAmount } from '@stockroute/client/domain/unitStrings.js'
+import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import { parseUnits } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { parseAssetAmount } from '../../src/domain/unitStrings.js'
-import { toAssetAmount } from '../../src/domain/units.js'
 import { openLedger, toNotional } from '../../src/store/index.js'
 import { bytes32, fillOf, ledgerFolder, tokens } from './ledgerFiles.js'
 

@@ -1,5 +1,5 @@
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { describe, expect, it } from 'vitest'
-import { parsePrice } from '../../src/domain/unitStrings.js'
 import type { Instrument } from '../../src/engine/index.js'
 import { checkIntent, type SwapIntent } from '../../src/engine/index.js'
 import { createLimitStrategy, StrategyConfigError } from '../../src/strategy/index.js'

@@ -1,6 +1,6 @@
+import { defaultFxRates } from '@stockroute/client/domain/quotePrice.js'
 import { parseUnits } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { defaultFxRates } from '../../src/domain/quotePrice.js'
 import {
   createRebalanceStrategy,
   type RebalanceStrategyConfig,

@@ -1,4 +1,4 @@
-import type { ExchangeCode, TokenKind } from '../../src/domain/markets.js'
+import type { ExchangeCode, TokenKind } from '@stockroute/client/domain/markets.js'
 import type { PositionView } from '../../src/strategy/index.js'
 
 // Rebalance test fixtures: the chain the tests trade on, and a position view on it (a StockToken in

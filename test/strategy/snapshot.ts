@@ -1,6 +1,6 @@
-import type { MarketCode } from '../../src/domain/markets.js'
-import { parsePrice } from '../../src/domain/unitStrings.js'
-import { toAssetAmount } from '../../src/domain/units.js'
+import type { MarketCode } from '@stockroute/client/domain/markets.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import { priceKey } from '../../src/strategy/priceKey.js'
 import type { CashView, MarketPrice, PositionView, StrategyInput } from '../../src/strategy/types.js'
 

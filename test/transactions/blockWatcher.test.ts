@@ -1,6 +1,6 @@
+import { type AnvilInstance, startAnvil } from '@stockroute/sandbox/anvil.js'
 import { createPublicClient, createTestClient, http } from 'viem'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type AnvilInstance, startAnvil } from '../../src/sandbox/anvil.js'
 import {
   type BlockWatcher,
   type BlockWatcherListener,

@@ -1,7 +1,7 @@
+import { type RpcFaultProxy, startRpcFaultProxy } from '@stockroute/sandbox/rpcFaultProxy.js'
 import { decodeFunctionData, erc20Abi, type Hex, isAddressEqual, parseTransaction } from 'viem'
 import { getTransaction, getTransactionCount } from 'viem/actions'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type RpcFaultProxy, startRpcFaultProxy } from '../../src/sandbox/rpcFaultProxy.js'
 import { terminalExecutionStates } from '../../src/store/executionStates.js'
 import type { Ledger, TransactionRecord } from '../../src/store/index.js'
 import { readStoredQuoteForTest, settlementsOf } from '../helpers/engine.js'

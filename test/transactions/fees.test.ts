@@ -1,6 +1,6 @@
+import { startRpcFaultProxy } from '@stockroute/sandbox/rpcFaultProxy.js'
 import { createPublicClient, http } from 'viem'
 import { afterAll, describe, expect, it } from 'vitest'
-import { startRpcFaultProxy } from '../../src/sandbox/rpcFaultProxy.js'
 import { createFeeSource, replacementFees } from '../../src/transactions/fees.js'
 import { chainWithRouter } from '../helpers/localChains.js'
 

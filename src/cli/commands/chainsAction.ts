@@ -1,4 +1,4 @@
-import { getChains } from '../../api/actions/getChains.js'
+import { getChains } from '@stockroute/client/api/actions/getChains.js'
 import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'

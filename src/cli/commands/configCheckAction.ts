@@ -82,7 +82,7 @@ async function checkRules(
     const loaded = daemonConfig.config
     source = `the ticker info of ${loaded.service.baseUrl}`
     const [{ createServiceClient }, { serviceTickerRules }] = await Promise.all([
-      import('../../api/createServiceClient.js'),
+      import('@stockroute/client/api/createServiceClient.js'),
       import('../doctor/strategyRulesCheck.js'),
     ])
     lookUp = serviceTickerRules(

@@ -1,8 +1,8 @@
+import { formatTokenAmount } from '@stockroute/client/domain/formatTokenAmount.js'
+import { tokenKinds } from '@stockroute/client/domain/markets.js'
+import { effectivePricePerShare } from '@stockroute/client/domain/quotePrice.js'
+import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import type { ExecutionDetailView } from '../../daemon/controlApi/contract.js'
-import { formatTokenAmount } from '../../domain/formatTokenAmount.js'
-import { tokenKinds } from '../../domain/markets.js'
-import { effectivePricePerShare } from '../../domain/quotePrice.js'
-import { toAssetAmount } from '../../domain/units.js'
 import { isDryRunEnd } from '../../engine/index.js'
 import { formatTable } from '../formatTable.js'
 

@@ -1,3 +1,4 @@
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import {
   cancelReplySchema,
   type ExecutionDetailView,
@@ -7,7 +8,6 @@ import {
 } from '../../daemon/controlApi/contract.js'
 import { toExecutionDetailView } from '../../daemon/controlApi/views/executionDetailView.js'
 import { toExecutionView } from '../../daemon/controlApi/views/executionView.js'
-import { StockrouteError } from '../../domain/errors.js'
 import { type ExecutionState, openLedger } from '../../store/index.js'
 import { DaemonClientError } from '../daemon/daemonClientError.js'
 import { announcePath, findDaemon, requireDaemon } from '../daemon/findDaemon.js'

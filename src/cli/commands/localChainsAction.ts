@@ -1,5 +1,5 @@
-import { describeLocalChains } from '../../sandbox/describe.js'
-import { startLocalChains } from '../../sandbox/localChains.js'
+import { describeLocalChains } from '@stockroute/sandbox/describe.js'
+import { startLocalChains } from '@stockroute/sandbox/localChains.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 
 /** What `stockroute local-chains` runs (its options: ./localChainsCommand.ts): the chains, until Ctrl-C. */

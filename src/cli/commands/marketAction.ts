@@ -1,13 +1,17 @@
-import type { MarketQuote } from '../../api/actions/getMarketQuote.js'
-import { getMarketQuotes } from '../../api/actions/getMarketQuotes.js'
-import { getSpreadTables } from '../../api/actions/getSpreadTables.js'
-import { getTickerInfo } from '../../api/actions/getTickerInfo.js'
-import type { ServiceClient } from '../../api/createServiceClient.js'
-import { StockrouteError } from '../../domain/errors.js'
-import type { MarketCode } from '../../domain/markets.js'
-import { type SpreadTableMarket, type SpreadTables, spreadTablesByMarket } from '../../domain/spreadTables.js'
-import { tickSize } from '../../domain/tickRules.js'
-import { formatPrice } from '../../domain/unitStrings.js'
+import type { MarketQuote } from '@stockroute/client/api/actions/getMarketQuote.js'
+import { getMarketQuotes } from '@stockroute/client/api/actions/getMarketQuotes.js'
+import { getSpreadTables } from '@stockroute/client/api/actions/getSpreadTables.js'
+import { getTickerInfo } from '@stockroute/client/api/actions/getTickerInfo.js'
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
+import type { MarketCode } from '@stockroute/client/domain/markets.js'
+import {
+  type SpreadTableMarket,
+  type SpreadTables,
+  spreadTablesByMarket,
+} from '@stockroute/client/domain/spreadTables.js'
+import { tickSize } from '@stockroute/client/domain/tickRules.js'
+import { formatPrice } from '@stockroute/client/domain/unitStrings.js'
 import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'

@@ -1,5 +1,5 @@
+import type { MarketCode } from '@stockroute/client/domain/markets.js'
 import { type Command, InvalidArgumentError } from 'commander'
-import type { MarketCode } from '../../domain/markets.js'
 import { lazyAction } from '../lazyAction.js'
 import { withServiceOptions } from '../options.js'
 

@@ -1,12 +1,15 @@
+import { getChains } from '@stockroute/client/api/actions/getChains.js'
+import {
+  type GetRouterQuoteReturnType,
+  getRouterQuote,
+} from '@stockroute/client/api/actions/getRouterQuote.js'
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { decimalsOfTokenKind } from '@stockroute/client/api/tokenQuantity.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
+import { assetDecimalsOf } from '@stockroute/client/domain/units.js'
 import { type Address, createPublicClient, erc20Abi, formatUnits, http } from 'viem'
-import { getChains } from '../../api/actions/getChains.js'
-import { type GetRouterQuoteReturnType, getRouterQuote } from '../../api/actions/getRouterQuote.js'
-import type { ServiceClient } from '../../api/createServiceClient.js'
-import { decimalsOfTokenKind } from '../../api/tokenQuantity.js'
 import { ChainRpcError } from '../../chain/errors.js'
 import type { StockrouteConfig } from '../../config/config.js'
-import { StockrouteError } from '../../domain/errors.js'
-import { assetDecimalsOf } from '../../domain/units.js'
 import type { QuotePreview, SwapIntent } from '../../engine/index.js'
 import { openConfiguredEngine } from '../engineFromConfig.js'
 import { withInterrupt } from '../interrupt.js'

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import type Database from 'better-sqlite3'
-import { StockrouteError } from '../../domain/errors.js'
 import {
   availableReports,
   csvTargetsOf,

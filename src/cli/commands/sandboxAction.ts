@@ -1,6 +1,6 @@
-import { describeSandbox, type SandboxDescription } from '../../sandbox/describe.js'
-import { startSandbox } from '../../sandbox/startSandbox.js'
-import { writeSandboxConfig } from '../../sandbox/writeSandboxConfig.js'
+import { describeSandbox, type SandboxDescription } from '@stockroute/sandbox/describe.js'
+import { startSandbox } from '@stockroute/sandbox/startSandbox.js'
+import { writeSandboxConfig } from '@stockroute/sandbox/writeSandboxConfig.js'
 import { waitForShutdownSignal } from '../shutdown.js'
 
 /** What `stockroute sandbox` runs (its options: ./sandboxCommand.ts): the sandbox, until Ctrl-C. */

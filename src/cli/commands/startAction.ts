@@ -1,7 +1,7 @@
+import { plural } from '@stockroute/client/domain/plural.js'
 import { ConfigError, loadDaemonConfig } from '../../config/config.js'
 import { unfinishedLeftByEmbeddedRun } from '../../daemon/embeddedSandbox.js'
 import { type DaemonReport, startDaemon } from '../../daemon/startDaemon.js'
-import { plural } from '../../domain/plural.js'
 import { formatCliError } from '../formatCliError.js'
 import { listenForShutdownSignals } from '../shutdown.js'
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
+import type { Price } from '@stockroute/client/domain/units.js'
 import { dryRunLedgerFileName } from '../../config/ledgerPath.js'
-import type { Price } from '../../domain/units.js'
 import type { ExecutionOutcome, SwapIntent } from '../../engine/index.js'
 import type { ExecutionEvent, ExecutionRecord } from '../../store/index.js'
 import { announcePath, findDaemon } from '../daemon/findDaemon.js'

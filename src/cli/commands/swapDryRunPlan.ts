@@ -1,5 +1,5 @@
+import { formatAssetAmount, formatStockQuantity } from '@stockroute/client/domain/formatTokenAmount.js'
 import { type Address, type Hex, isAddressEqual } from 'viem'
-import { formatAssetAmount, formatStockQuantity } from '../../domain/formatTokenAmount.js'
 import { dryRunSimulation } from '../../engine/index.js'
 import type { SwapOutcome } from './swapOutcome.js'
 

@@ -1,13 +1,13 @@
-import type { Address } from 'viem'
 import {
   type ChainToken,
   type ChainTokensFilters,
   chainTokensMaxPageSize,
   getChainTokens,
   iterateChainTokens,
-} from '../../api/actions/getChainTokens.js'
-import type { ExchangeCode, TokenKind } from '../../domain/markets.js'
-import { plural } from '../../domain/plural.js'
+} from '@stockroute/client/api/actions/getChainTokens.js'
+import type { ExchangeCode, TokenKind } from '@stockroute/client/domain/markets.js'
+import { plural } from '@stockroute/client/domain/plural.js'
+import type { Address } from 'viem'
 import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'

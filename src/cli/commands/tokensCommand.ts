@@ -1,7 +1,7 @@
+import { chainTokensMaxPageSize } from '@stockroute/client/api/actions/getChainTokens.js'
+import { type ExchangeCode, isExchangeCode, type TokenKind } from '@stockroute/client/domain/markets.js'
 import { type Command, InvalidArgumentError } from 'commander'
 import type { Address } from 'viem'
-import { chainTokensMaxPageSize } from '../../api/actions/getChainTokens.js'
-import { type ExchangeCode, isExchangeCode, type TokenKind } from '../../domain/markets.js'
 import { lazyAction } from '../lazyAction.js'
 import { withServiceOptions } from '../options.js'
 

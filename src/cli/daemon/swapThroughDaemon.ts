@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { ExchangeCode } from '@stockroute/client/domain/markets.js'
+import { formatPrice, parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import type { Price } from '@stockroute/client/domain/units.js'
 import type { Hex } from 'viem'
 import {
   balancesSchema,
@@ -10,9 +13,6 @@ import {
   swapAcceptedSchema,
   swapExecutionSchema,
 } from '../../daemon/controlApi/contract.js'
-import type { ExchangeCode } from '../../domain/markets.js'
-import { formatPrice, parsePrice } from '../../domain/unitStrings.js'
-import type { Price } from '../../domain/units.js'
 import { type ExecutionRecord, terminalExecutionStates } from '../../store/index.js'
 import { describeSwap, swapResult } from '../commands/swapResult.js'
 import { assertSameTrade } from '../intentReuse.js'

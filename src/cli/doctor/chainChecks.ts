@@ -1,10 +1,10 @@
-import { type Address, formatEther, formatUnits, isAddressEqual, maxUint256, parseEther } from 'viem'
-import type { ChainInfo } from '../../api/actions/getChains.js'
+import type { ChainInfo } from '@stockroute/client/api/actions/getChains.js'
 import {
   connectionFailureFix,
   describeConnectionFailure,
   permanentConnectionFailureOf,
-} from '../../api/connectionFailure.js'
+} from '@stockroute/client/api/connectionFailure.js'
+import { type Address, formatEther, formatUnits, isAddressEqual, maxUint256, parseEther } from 'viem'
 import { type ChainClients, createChainClients } from '../../chain/clients.js'
 import { readAllowance, readBalance, readDecimals } from '../../chain/erc20.js'
 import { type ExecutorDomain, readExecutorDomain } from '../../chain/readExecutorDomain.js'

@@ -1,5 +1,5 @@
-import { createServiceClient, type ServiceClient } from '../../api/createServiceClient.js'
-import { createRequestLimiter } from '../../api/limiter.js'
+import { createServiceClient, type ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { createRequestLimiter } from '@stockroute/client/api/limiter.js'
 import type { StockrouteConfig } from '../../config/config.js'
 import { checkChain } from './chainChecks.js'
 import { checkLoadedConfig } from './configCheck.js'

@@ -1,12 +1,12 @@
-import { type GetChainsReturnType, getChains } from '../../api/actions/getChains.js'
-import { getSpreadTables } from '../../api/actions/getSpreadTables.js'
+import { type GetChainsReturnType, getChains } from '@stockroute/client/api/actions/getChains.js'
+import { getSpreadTables } from '@stockroute/client/api/actions/getSpreadTables.js'
 import {
   connectionFailureFix,
   describeConnectionFailure,
   permanentConnectionFailureOf,
-} from '../../api/connectionFailure.js'
-import type { CallOptions, ServiceClient } from '../../api/createServiceClient.js'
-import { ServiceAuthError, serviceErrorText } from '../../api/errors.js'
+} from '@stockroute/client/api/connectionFailure.js'
+import type { CallOptions, ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { ServiceAuthError, serviceErrorText } from '@stockroute/client/api/errors.js'
 import { type DoctorCheck, reasonOf, withTimeout } from './types.js'
 
 /** Clock offsets above this are worth a warning, ms. */

@@ -1,6 +1,6 @@
-import { getTickerInfo } from '../../api/actions/getTickerInfo.js'
-import type { ServiceClient } from '../../api/createServiceClient.js'
-import { ServiceBadRequestError, ServiceNotFoundError } from '../../api/errors.js'
+import { getTickerInfo } from '@stockroute/client/api/actions/getTickerInfo.js'
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { ServiceBadRequestError, ServiceNotFoundError } from '@stockroute/client/api/errors.js'
 import {
   checkStrategyMarketRules,
   type ParsedStrategyConfig,

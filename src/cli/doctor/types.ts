@@ -1,6 +1,6 @@
+import { ServiceHttpError, serviceErrorText } from '@stockroute/client/api/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import { BaseError } from 'viem'
-import { ServiceHttpError, serviceErrorText } from '../../api/errors.js'
-import { StockrouteError } from '../../domain/errors.js'
 
 /** `ok`: as it should be; `warn`: works, but look at it; `fail`: trading would fail or be unsafe. */
 export type DoctorStatus = 'ok' | 'warn' | 'fail'

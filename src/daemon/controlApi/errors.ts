@@ -1,4 +1,4 @@
-import { StockrouteError } from '../../domain/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import type { ControlApiErrorBody, ControlApiErrorCode, FieldProblem } from './contract.js'
 
 /**

@@ -1,9 +1,9 @@
+import { iterateChainTokens } from '@stockroute/client/api/actions/getChainTokens.js'
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { tokenKindOfTicker } from '@stockroute/client/api/tokenQuantity.js'
+import { type ExchangeCode, exchangeNames, type TokenKind } from '@stockroute/client/domain/markets.js'
 import type { Address } from 'viem'
 import { getAddress } from 'viem'
-import { iterateChainTokens } from '../../api/actions/getChainTokens.js'
-import type { ServiceClient } from '../../api/createServiceClient.js'
-import { tokenKindOfTicker } from '../../api/tokenQuantity.js'
-import { type ExchangeCode, exchangeNames, type TokenKind } from '../../domain/markets.js'
 import { type JobLogger, messageOf } from './jobTypes.js'
 
 // Cron job: every chain's token list, with what changed since the last run (for the logs, and for

@@ -1,7 +1,10 @@
+import { getChains } from '@stockroute/client/api/actions/getChains.js'
+import {
+  type CorporateActionRecord,
+  iterateCorporateActions,
+} from '@stockroute/client/api/actions/getCorporateActions.js'
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import { type Address, getAddress } from 'viem'
-import { getChains } from '../../api/actions/getChains.js'
-import { type CorporateActionRecord, iterateCorporateActions } from '../../api/actions/getCorporateActions.js'
-import type { ServiceClient } from '../../api/createServiceClient.js'
 import type { Ledger } from '../../store/index.js'
 import { applyRecord } from './corporateActions/applyRecord.js'
 import type { Outcome, RunContext } from './corporateActions/runContext.js'

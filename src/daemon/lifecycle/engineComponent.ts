@@ -1,4 +1,4 @@
-import { createServiceClient } from '../../api/createServiceClient.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import { createNodeFetch } from '../../chain/nodeFetch.js'
 import { engineChainConfigsOf, engineSettingsOf } from '../../config/engineConfig.js'
 import { createEngine, type EngineHookFunctions } from '../../engine/index.js'

@@ -1,4 +1,4 @@
-import { plural } from '../../domain/plural.js'
+import { plural } from '@stockroute/client/domain/plural.js'
 import type { RecoveryReport } from '../../engine/index.js'
 import { messageOf } from '../jobs/index.js'
 import type { DaemonComponent } from './daemonComponent.js'

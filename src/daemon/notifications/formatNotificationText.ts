@@ -1,4 +1,4 @@
-import { plural } from '../../domain/plural.js'
+import { plural } from '@stockroute/client/domain/plural.js'
 import type { LedgerEvent } from '../../store/index.js'
 import type { DailySummaryData } from './dailySummary.js'
 import { formatBaseUnits } from './formatBaseUnits.js'

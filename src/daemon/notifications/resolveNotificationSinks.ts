@@ -1,5 +1,5 @@
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import { httpUrl, type NotificationsConfig } from '../../config/notificationsConfig.js'
-import { StockrouteError } from '../../domain/errors.js'
 
 // The secrets of the `notifications` section (src/config/notificationsConfig.ts), read from the
 // environment when the daemon starts: a sink whose secret is missing is reported by name.

@@ -1,15 +1,15 @@
-import type Database from 'better-sqlite3'
-import { z } from 'zod'
 import {
   divideHalfAway,
   type FillAmounts,
   fillPriceInMarketCurrency,
   fillPricePerShare,
   formatCentiBps,
-} from '../../domain/fillSlippage.js'
-import { type ExchangeCode, isExchangeCode, marketCodes } from '../../domain/markets.js'
-import { defaultFxRates, type FxRates } from '../../domain/quotePrice.js'
-import { priceDecimals } from '../../domain/units.js'
+} from '@stockroute/client/domain/fillSlippage.js'
+import { type ExchangeCode, isExchangeCode, marketCodes } from '@stockroute/client/domain/markets.js'
+import { defaultFxRates, type FxRates } from '@stockroute/client/domain/quotePrice.js'
+import { priceDecimals } from '@stockroute/client/domain/units.js'
+import type Database from 'better-sqlite3'
+import { z } from 'zod'
 import { formatAmount } from '../formatAmount.js'
 import type { Report, ReportColumn, ReportContext, ReportFilter, ReportValue } from '../types.js'
 import { selectLedgerDays } from './selectLedgerDays.js'

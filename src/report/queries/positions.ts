@@ -1,5 +1,5 @@
-import { exchangeNames, isExchangeCode } from '../../domain/markets.js'
-import { priceDecimals } from '../../domain/units.js'
+import { exchangeNames, isExchangeCode } from '@stockroute/client/domain/markets.js'
+import { priceDecimals } from '@stockroute/client/domain/units.js'
 import { type PositionRow, stateOfRow } from '../../store/positionRows.js'
 import { formatAmount } from '../formatAmount.js'
 import type { Report, ReportColumn, ReportContext, ReportFilter, ReportValue } from '../types.js'

@@ -1,13 +1,13 @@
-import { describe, expect, it } from 'vitest'
 import {
   type ChainToken,
   getChainTokens,
   iterateChainTokens,
-} from '../../../src/api/actions/getChainTokens.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
-import { ServiceBadRequestError, ServiceNotFoundError } from '../../../src/api/errors.js'
-import { StockrouteError } from '../../../src/domain/errors.js'
-import { exchangeNames } from '../../../src/domain/markets.js'
+} from '@stockroute/client/api/actions/getChainTokens.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { ServiceBadRequestError, ServiceNotFoundError } from '@stockroute/client/api/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
+import { exchangeNames } from '@stockroute/client/domain/markets.js'
+import { describe, expect, it } from 'vitest'
 import { chainWithoutRouter, chainWithRouter } from '../../helpers/localChains.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 

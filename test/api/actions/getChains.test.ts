@@ -1,6 +1,6 @@
+import { getChains } from '@stockroute/client/api/actions/getChains.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import { describe, expect, it } from 'vitest'
-import { getChains } from '../../../src/api/actions/getChains.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
 import { chainWithoutRouter, chainWithRouter, localChains } from '../../helpers/localChains.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 

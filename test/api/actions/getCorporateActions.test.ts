@@ -1,13 +1,13 @@
-import { type Address, getAddress, zeroAddress } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { beforeAll, describe, expect, it } from 'vitest'
 import {
   type CorporateActionRecord,
   getCorporateActions,
   iterateCorporateActions,
-} from '../../../src/api/actions/getCorporateActions.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
-import { ServiceAuthError } from '../../../src/api/errors.js'
+} from '@stockroute/client/api/actions/getCorporateActions.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { ServiceAuthError } from '@stockroute/client/api/errors.js'
+import { type Address, getAddress, zeroAddress } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { chainWithRouter } from '../../helpers/localChains.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 import { listOwnStock, type Wallet, walletOn } from '../../sandbox/service/ledger/ledgerFixtures.js'

@@ -1,10 +1,10 @@
+import { getHeatmaps } from '@stockroute/client/api/actions/getHeatmaps.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { ServiceBadRequestError } from '@stockroute/client/api/errors.js'
+import type { ExchangeCode } from '@stockroute/client/domain/markets.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import { sandboxCatalogue } from '@stockroute/sandbox/catalogue.js'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { getHeatmaps } from '../../../src/api/actions/getHeatmaps.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
-import { ServiceBadRequestError } from '../../../src/api/errors.js'
-import type { ExchangeCode } from '../../../src/domain/markets.js'
-import { parsePrice } from '../../../src/domain/unitStrings.js'
-import { sandboxCatalogue } from '../../../src/sandbox/catalogue.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 
 // The service's clock stands still during each test, so market caps are the same in both requests.

@@ -1,8 +1,16 @@
+import {
+  getMarketQuote,
+  type MarketQuote,
+  priceOrNull,
+} from '@stockroute/client/api/actions/getMarketQuote.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import {
+  ServiceAuthError,
+  ServiceBadRequestError,
+  ServiceNotFoundError,
+} from '@stockroute/client/api/errors.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { getMarketQuote, type MarketQuote, priceOrNull } from '../../../src/api/actions/getMarketQuote.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
-import { ServiceAuthError, ServiceBadRequestError, ServiceNotFoundError } from '../../../src/api/errors.js'
-import { parsePrice } from '../../../src/domain/unitStrings.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 
 // The service's clock stands still during each test, so the simulator quotes the same prices to

@@ -1,9 +1,12 @@
+import { getMarketQuote } from '@stockroute/client/api/actions/getMarketQuote.js'
+import {
+  getMarketQuotes,
+  maxSymbolsPerQuotesRequest,
+} from '@stockroute/client/api/actions/getMarketQuotes.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { ServiceNotFoundError } from '@stockroute/client/api/errors.js'
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { getMarketQuote } from '../../../src/api/actions/getMarketQuote.js'
-import { getMarketQuotes, maxSymbolsPerQuotesRequest } from '../../../src/api/actions/getMarketQuotes.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
-import { ServiceNotFoundError } from '../../../src/api/errors.js'
-import { StockrouteError } from '../../../src/domain/errors.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 
 // The service's clock stands still during each test: every request sees the same prices.

@@ -1,17 +1,17 @@
-import { parseUnits, recoverTypedDataAddress } from 'viem'
-import { describe, expect, expectTypeOf, it } from 'vitest'
 import {
   checkNaturalAmount,
   type GetRouterQuoteParameters,
   getRouterQuote,
   RouterQuoteParameterError,
-} from '../../../src/api/actions/getRouterQuote.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
-import { ServiceBadRequestError, ServiceNotFoundError } from '../../../src/api/errors.js'
-import { toSignedQuoteStruct } from '../../../src/api/quoteStruct.js'
-import { routerQuoteDomain, routerQuoteTypes } from '../../../src/domain/routerQuote.js'
-import type { AssetAmount, ShareQuantity, StockQuantity } from '../../../src/domain/units.js'
-import type { LocalChain } from '../../../src/sandbox/localChains.js'
+} from '@stockroute/client/api/actions/getRouterQuote.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { ServiceBadRequestError, ServiceNotFoundError } from '@stockroute/client/api/errors.js'
+import { toSignedQuoteStruct } from '@stockroute/client/api/quoteStruct.js'
+import { routerQuoteDomain, routerQuoteTypes } from '@stockroute/client/domain/routerQuote.js'
+import type { AssetAmount, ShareQuantity, StockQuantity } from '@stockroute/client/domain/units.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
+import { parseUnits, recoverTypedDataAddress } from 'viem'
+import { describe, expect, expectTypeOf, it } from 'vitest'
 import {
   balanceOf,
   chainWithoutRouter,

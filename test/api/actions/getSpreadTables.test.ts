@@ -1,14 +1,14 @@
-import { describe, expect, it } from 'vitest'
-import { getSpreadTables } from '../../../src/api/actions/getSpreadTables.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
-import { ServiceAuthError, ServiceNotFoundError } from '../../../src/api/errors.js'
+import { getSpreadTables } from '@stockroute/client/api/actions/getSpreadTables.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { ServiceAuthError, ServiceNotFoundError } from '@stockroute/client/api/errors.js'
 import {
   parseSpreadTable,
   type SpreadTableMarket,
   spreadTablesByMarket,
-} from '../../../src/domain/spreadTables.js'
-import { tickSize } from '../../../src/domain/tickRules.js'
-import { parsePrice } from '../../../src/domain/unitStrings.js'
+} from '@stockroute/client/domain/spreadTables.js'
+import { tickSize } from '@stockroute/client/domain/tickRules.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import { describe, expect, it } from 'vitest'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 
 const service = useSandboxService()

@@ -1,9 +1,9 @@
+import { getTickerInfo } from '@stockroute/client/api/actions/getTickerInfo.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { ServiceBadRequestError, ServiceNotFoundError } from '@stockroute/client/api/errors.js'
+import { tickSize } from '@stockroute/client/domain/tickRules.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { getTickerInfo } from '../../../src/api/actions/getTickerInfo.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
-import { ServiceBadRequestError, ServiceNotFoundError } from '../../../src/api/errors.js'
-import { tickSize } from '../../../src/domain/tickRules.js'
-import { parsePrice } from '../../../src/domain/unitStrings.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 
 // The service's clock stands still during each test, so last_price is the same in both requests.

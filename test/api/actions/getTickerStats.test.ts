@@ -1,8 +1,8 @@
+import { getTickerStats } from '@stockroute/client/api/actions/getTickerStats.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { ServiceBadRequestError, ServiceNotFoundError } from '@stockroute/client/api/errors.js'
 import { parseUnits } from 'viem'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { getTickerStats } from '../../../src/api/actions/getTickerStats.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
-import { ServiceBadRequestError, ServiceNotFoundError } from '../../../src/api/errors.js'
 import { apiCall } from '../../helpers/sandboxService.js'
 import {
   executeQuote,

@@ -1,9 +1,12 @@
+import {
+  type GetTokenAddressReturnType,
+  getTokenAddress,
+} from '@stockroute/client/api/actions/getTokenAddress.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { ServiceAuthError, ServiceNotFoundError } from '@stockroute/client/api/errors.js'
+import { toStockQuantity } from '@stockroute/client/domain/units.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { type GetTokenAddressReturnType, getTokenAddress } from '../../../src/api/actions/getTokenAddress.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
-import { ServiceAuthError, ServiceNotFoundError } from '../../../src/api/errors.js'
-import { toStockQuantity } from '../../../src/domain/units.js'
 import { chainWithoutRouter, chainWithRouter, tokenOf } from '../../helpers/localChains.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 

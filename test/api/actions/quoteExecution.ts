@@ -1,4 +1,13 @@
 import {
+  type GetRouterQuoteParameters,
+  type GetRouterQuoteReturnType,
+  getRouterQuote,
+} from '@stockroute/client/api/actions/getRouterQuote.js'
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { toSignedQuoteStruct } from '@stockroute/client/api/quoteStruct.js'
+import { rfqSettlementAbi } from '@stockroute/sandbox/contracts/artifacts/index.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
+import {
   erc20Abi,
   type Hex,
   type LocalAccount,
@@ -7,15 +16,6 @@ import {
   type WalletClient,
 } from 'viem'
 import { expect } from 'vitest'
-import {
-  type GetRouterQuoteParameters,
-  type GetRouterQuoteReturnType,
-  getRouterQuote,
-} from '../../../src/api/actions/getRouterQuote.js'
-import type { ServiceClient } from '../../../src/api/createServiceClient.js'
-import { toSignedQuoteStruct } from '../../../src/api/quoteStruct.js'
-import { rfqSettlementAbi } from '../../../src/sandbox/contracts/artifacts/index.js'
-import type { LocalChain } from '../../../src/sandbox/localChains.js'
 
 // Test fixture of the maker-endpoint tests: a router quote fetched with getRouterQuote over HTTP,
 // approved exactly as its required_approvals say and executed on chain through the chain's executor,

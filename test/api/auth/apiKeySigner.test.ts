@@ -1,11 +1,11 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { type ApiKeySigner, hmacApiKeySigner } from '@stockroute/client/api/auth/apiKeySigner.js'
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { createRequestLimiter } from '@stockroute/client/api/limiter.js'
+import { rawQueryOf, signApiKeyRequest } from '@stockroute/client/domain/apiKeySignature.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { type ApiKeySigner, hmacApiKeySigner } from '../../../src/api/auth/apiKeySigner.js'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
-import { createRequestLimiter } from '../../../src/api/limiter.js'
-import { rawQueryOf, signApiKeyRequest } from '../../../src/domain/apiKeySignature.js'
 
 /** A real HTTP server on loopback that records each request target and headers as received. */
 const received: { target: string; headers: IncomingHttpHeaders }[] = []

@@ -1,7 +1,7 @@
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import { erc20Abi } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
 import type { JobLogger } from '../../../src/daemon/jobs/jobTypes.js'
 import { reconcilePositions } from '../../../src/daemon/jobs/reconcilePositions.js'
 import { createEngine } from '../../../src/engine/index.js'

@@ -1,6 +1,6 @@
+import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import type { Address } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { createServiceClient } from '../../../src/api/createServiceClient.js'
 import { refreshTokenList, type TokenListEntry } from '../../../src/daemon/jobs/refreshTokenList.js'
 import { chainWithoutRouter, chainWithRouter, localChains, tokenOf } from '../../helpers/localChains.js'
 import { useSandboxService } from '../../helpers/sandboxService.js'

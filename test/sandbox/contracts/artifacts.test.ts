@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
 import {
   artifactsDir,
   compileContracts,
   deployableContracts,
   renderArtifact,
   renderArtifactIndex,
-} from '../../../src/sandbox/contracts/compile.js'
+} from '@stockroute/sandbox/contracts/compile.js'
+import { describe, expect, it } from 'vitest'
 
 describe('committed contract artifacts', () => {
   it('equal a fresh compilation of the Solidity sources (run `npm run compile:contracts` when this fails)', () => {

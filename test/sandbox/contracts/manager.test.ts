@@ -1,11 +1,11 @@
-import { type Address, parseEventLogs } from 'viem'
-import { describe, expect, it } from 'vitest'
 import {
   shareTokenAbi,
   stockTokenAbi,
   stockTokenBytecode,
   stockTokenManagerAbi,
-} from '../../../src/sandbox/contracts/artifacts/index.js'
+} from '@stockroute/sandbox/contracts/artifacts/index.js'
+import { type Address, parseEventLogs } from 'viem'
+import { describe, expect, it } from 'vitest'
 import {
   balanceOf,
   chainWithoutRouter,

@@ -1,9 +1,9 @@
+import type { SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
+import { rfqSettlementAbi } from '@stockroute/sandbox/contracts/artifacts/index.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
 import { type Address, erc20Abi, type Hex, parseEventLogs, parseUnits } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import type { SignedQuoteStruct } from '../../../src/domain/routerQuote.js'
-import { rfqSettlementAbi } from '../../../src/sandbox/contracts/artifacts/index.js'
-import type { LocalChain } from '../../../src/sandbox/localChains.js'
 import {
   balanceOf,
   chainWithoutRouter,

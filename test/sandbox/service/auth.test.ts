@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest'
-import { rawQueryOf, signApiKeyRequest } from '../../../src/domain/apiKeySignature.js'
+import { rawQueryOf, signApiKeyRequest } from '@stockroute/client/domain/apiKeySignature.js'
 import {
   type ApiCredential,
   type SignedSandboxRequest,
   verifyApiKeyRequest,
-} from '../../../src/sandbox/service/auth/apiKeys.js'
+} from '@stockroute/sandbox/service/auth/apiKeys.js'
+import { describe, expect, it } from 'vitest'
 import { chainWithRouter } from '../../helpers/localChains.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 

@@ -1,6 +1,6 @@
+import { allRoutes } from '@stockroute/sandbox/service/routes/index.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { allRoutes } from '../../../src/sandbox/service/routes/index.js'
 import { chainWithRouter } from '../../helpers/localChains.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 

@@ -1,5 +1,5 @@
+import { createRateLimiter } from '@stockroute/sandbox/service/rateLimiter.js'
 import { describe, expect, it } from 'vitest'
-import { createRateLimiter } from '../../../src/sandbox/service/rateLimiter.js'
 
 describe('createRateLimiter', () => {
   it('lets a burst of twice the rate through, then asks to wait until a token is back', () => {

@@ -1,4 +1,4 @@
-import { RouterQuoteParameterError } from '../../../api/actions/getRouterQuote.js'
+import { RouterQuoteParameterError } from '@stockroute/client/api/actions/getRouterQuote.js'
 import {
   ServiceBadRequestError,
   ServiceNotFoundError,
@@ -7,7 +7,7 @@ import {
   ServiceTransportError,
   ServiceUnavailableError,
   serviceErrorText,
-} from '../../../api/errors.js'
+} from '@stockroute/client/api/errors.js'
 import { EngineError } from '../../../engine/index.js'
 import { ControlApiError } from '../errors.js'
 

@@ -1,4 +1,4 @@
-import { formatPrice } from '../../../domain/unitStrings.js'
+import { formatPrice } from '@stockroute/client/domain/unitStrings.js'
 import type { ExecutionOutcome } from '../../../engine/index.js'
 import type { ExecutionView } from '../contract.js'
 

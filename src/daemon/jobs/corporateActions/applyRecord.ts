@@ -1,6 +1,6 @@
+import type { CorporateActionRecord } from '@stockroute/client/api/actions/getCorporateActions.js'
+import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import { formatUnits } from 'viem'
-import type { CorporateActionRecord } from '../../../api/actions/getCorporateActions.js'
-import { toAssetAmount } from '../../../domain/units.js'
 import { quantityTradedAfter, readReceipt, sameAddress, transfersTo } from './receipts.js'
 import { recordDividend } from './recordDividend.js'
 import { gcd, quantityOf, splitRatio } from './recordQuantities.js'

@@ -1,6 +1,6 @@
+import type { CorporateActionRecord } from '@stockroute/client/api/actions/getCorporateActions.js'
+import { tokenKinds } from '@stockroute/client/domain/markets.js'
 import { parseUnits } from 'viem'
-import type { CorporateActionRecord } from '../../../api/actions/getCorporateActions.js'
-import { tokenKinds } from '../../../domain/markets.js'
 import type { PositionRecord } from '../../../store/index.js'
 
 // The numbers a corporate action record gives as text: a split's ratio, quantities in base units.

@@ -1,6 +1,6 @@
+import type { CorporateActionRecord } from '@stockroute/client/api/actions/getCorporateActions.js'
+import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import type { Address, Client } from 'viem'
-import type { CorporateActionRecord } from '../../../api/actions/getCorporateActions.js'
-import type { ServiceClient } from '../../../api/createServiceClient.js'
 import type { Ledger, PositionRecord } from '../../../store/index.js'
 import type { JobLogger } from '../jobTypes.js'
 

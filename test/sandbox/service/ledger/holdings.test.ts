@@ -1,5 +1,5 @@
+import { averageBuyPrice, type CostEvent } from '@stockroute/sandbox/service/ledger/holdings.js'
 import { describe, expect, it } from 'vitest'
-import { averageBuyPrice, type CostEvent } from '../../../../src/sandbox/service/ledger/holdings.js'
 
 let block = 0n
 const buy = (quantity: bigint, price: bigint): CostEvent => ({

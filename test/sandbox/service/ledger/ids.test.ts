@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest'
 import {
   canonicalUuid,
   fillIdOf,
   onChainActionId,
   orderIdOf,
   uuidFromName,
-} from '../../../../src/sandbox/service/ledger/ids.js'
+} from '@stockroute/sandbox/service/ledger/ids.js'
+import { describe, expect, it } from 'vitest'
 
 const uuidV5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const txHash = `0x${'ab'.repeat(32)}` as const

@@ -1,3 +1,17 @@
+import type { ExchangeCode } from '@stockroute/client/domain/markets.js'
+import type { SignedQuoteStruct } from '@stockroute/client/domain/routerQuote.js'
+import { type CatalogueStock, sandboxCatalogue } from '@stockroute/sandbox/catalogue.js'
+import { defaultChainSpecs } from '@stockroute/sandbox/chainSpecs.js'
+import {
+  assetTokenAbi,
+  rfqSettlementAbi,
+  stockTokenAbi,
+  stockTokenBytecode,
+  stockTokenManagerAbi,
+} from '@stockroute/sandbox/contracts/artifacts/index.js'
+import { type LocalChain, type LocalChains, startLocalChains } from '@stockroute/sandbox/localChains.js'
+import type { IssuedQuote, Listing } from '@stockroute/sandbox/service/contextTypes.js'
+import { type SandboxService, startSandboxService } from '@stockroute/sandbox/service/startSandboxService.js'
 import {
   type Address,
   createWalletClient,
@@ -10,23 +24,6 @@ import {
 } from 'viem'
 import { generatePrivateKey } from 'viem/accounts'
 import { afterAll, beforeAll, expect } from 'vitest'
-import type { ExchangeCode } from '../../../../src/domain/markets.js'
-import type { SignedQuoteStruct } from '../../../../src/domain/routerQuote.js'
-import { type CatalogueStock, sandboxCatalogue } from '../../../../src/sandbox/catalogue.js'
-import { defaultChainSpecs } from '../../../../src/sandbox/chainSpecs.js'
-import {
-  assetTokenAbi,
-  rfqSettlementAbi,
-  stockTokenAbi,
-  stockTokenBytecode,
-  stockTokenManagerAbi,
-} from '../../../../src/sandbox/contracts/artifacts/index.js'
-import { type LocalChain, type LocalChains, startLocalChains } from '../../../../src/sandbox/localChains.js'
-import type { IssuedQuote, Listing } from '../../../../src/sandbox/service/contextTypes.js'
-import {
-  type SandboxService,
-  startSandboxService,
-} from '../../../../src/sandbox/service/startSandboxService.js'
 import { clientsFor, deployerClient, newQuoteId, signForChain } from '../../../helpers/localChains.js'
 
 // Fixtures of the ledger tests: wallets that exist on several chains, quotes signed and executed

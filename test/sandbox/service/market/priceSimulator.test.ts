@@ -1,14 +1,11 @@
+import { marketCodes } from '@stockroute/client/domain/markets.js'
+import { isOnTick } from '@stockroute/client/domain/tickRules.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import type { Price } from '@stockroute/client/domain/units.js'
+import { sandboxCatalogue } from '@stockroute/sandbox/catalogue.js'
+import type { MarketQuoteRecord } from '@stockroute/sandbox/service/contextTypes.js'
+import { createPriceSimulator, simulationModel } from '@stockroute/sandbox/service/market/priceSimulator.js'
 import { describe, expect, it } from 'vitest'
-import { marketCodes } from '../../../../src/domain/markets.js'
-import { isOnTick } from '../../../../src/domain/tickRules.js'
-import { parsePrice } from '../../../../src/domain/unitStrings.js'
-import type { Price } from '../../../../src/domain/units.js'
-import { sandboxCatalogue } from '../../../../src/sandbox/catalogue.js'
-import type { MarketQuoteRecord } from '../../../../src/sandbox/service/contextTypes.js'
-import {
-  createPriceSimulator,
-  simulationModel,
-} from '../../../../src/sandbox/service/market/priceSimulator.js'
 
 const second = 1000
 const hour = 3_600 * second

@@ -1,10 +1,7 @@
+import type { Listing } from '@stockroute/sandbox/service/contextTypes.js'
+import type { ChainTokenRecord, ChainTokensResponse } from '@stockroute/sandbox/service/routes/chainTokens.js'
 import { type Address, erc20Abi, getAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
-import type { Listing } from '../../../../src/sandbox/service/contextTypes.js'
-import type {
-  ChainTokenRecord,
-  ChainTokensResponse,
-} from '../../../../src/sandbox/service/routes/chainTokens.js'
 import { chainWithoutRouter, chainWithRouter, clientsFor, localChains } from '../../../helpers/localChains.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 

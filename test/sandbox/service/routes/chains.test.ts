@@ -1,8 +1,8 @@
+import { rfqSettlementAbi, stockTokenAbi } from '@stockroute/sandbox/contracts/artifacts/index.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
+import type { ChainRecord } from '@stockroute/sandbox/service/routes/chains.js'
 import { type Address, erc20Abi, getAddress, isAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { rfqSettlementAbi, stockTokenAbi } from '../../../../src/sandbox/contracts/artifacts/index.js'
-import type { LocalChain } from '../../../../src/sandbox/localChains.js'
-import type { ChainRecord } from '../../../../src/sandbox/service/routes/chains.js'
 import { clientsFor, localChains } from '../../../helpers/localChains.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 

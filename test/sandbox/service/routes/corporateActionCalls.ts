@@ -1,7 +1,7 @@
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
+import type { SandboxService } from '@stockroute/sandbox/service/startSandboxService.js'
 import type { Address, Hex } from 'viem'
 import { expect } from 'vitest'
-import type { LocalChain } from '../../../../src/sandbox/localChains.js'
-import type { SandboxService } from '../../../../src/sandbox/service/startSandboxService.js'
 import { apiCall } from '../../../helpers/sandboxService.js'
 
 // The corporate action endpoints as the route tests call them: the sandbox's trigger and process

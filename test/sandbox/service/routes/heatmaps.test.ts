@@ -1,8 +1,8 @@
+import type { ExchangeCode } from '@stockroute/client/domain/markets.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import { sandboxCatalogue } from '@stockroute/sandbox/catalogue.js'
+import type { Listing } from '@stockroute/sandbox/service/contextTypes.js'
 import { describe, expect, it } from 'vitest'
-import type { ExchangeCode } from '../../../../src/domain/markets.js'
-import { parsePrice } from '../../../../src/domain/unitStrings.js'
-import { sandboxCatalogue } from '../../../../src/sandbox/catalogue.js'
-import type { Listing } from '../../../../src/sandbox/service/contextTypes.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 
 // A fixed clock: the price simulator's last prices are then known to the test.

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
+import { buildLoginMessage, formatLoginTimestamp } from '@stockroute/client/domain/loginMessage.js'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { buildLoginMessage, formatLoginTimestamp } from '../../../../src/domain/loginMessage.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 
 let offsetMs = 0

@@ -1,7 +1,7 @@
+import { isOnTick } from '@stockroute/client/domain/tickRules.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import { sandboxCatalogue } from '@stockroute/sandbox/catalogue.js'
 import { describe, expect, it } from 'vitest'
-import { isOnTick } from '../../../../src/domain/tickRules.js'
-import { parsePrice } from '../../../../src/domain/unitStrings.js'
-import { sandboxCatalogue } from '../../../../src/sandbox/catalogue.js'
 import { type ApiCallOptions, apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 
 /** The service's clock (fixed, so replies can be compared with the simulator); requests are signed at it. */

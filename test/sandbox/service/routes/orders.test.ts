@@ -1,7 +1,7 @@
+import { startSandboxService } from '@stockroute/sandbox/service/startSandboxService.js'
 import { parseUnits } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { startSandboxService } from '../../../../src/sandbox/service/startSandboxService.js'
 import { apiCall } from '../../../helpers/sandboxService.js'
 import { executeQuote, walletOn } from '../ledger/ledgerFixtures.js'
 import {

@@ -1,8 +1,8 @@
+import { routerQuoteDomain, routerQuoteTypes } from '@stockroute/client/domain/routerQuote.js'
+import { rfqSettlementAbi } from '@stockroute/sandbox/contracts/artifacts/index.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
 import { type Address, erc20Abi, type Hex, parseUnits, recoverTypedDataAddress } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { routerQuoteDomain, routerQuoteTypes } from '../../../../src/domain/routerQuote.js'
-import { rfqSettlementAbi } from '../../../../src/sandbox/contracts/artifacts/index.js'
-import type { LocalChain } from '../../../../src/sandbox/localChains.js'
 import {
   balanceOf,
   chainWithoutRouter,

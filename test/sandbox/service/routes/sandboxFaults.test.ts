@@ -1,12 +1,12 @@
-import { type Address, type Hex, parseUnits, recoverTypedDataAddress } from 'viem'
-import { afterEach, describe, expect, it } from 'vitest'
 import {
   type RouterQuoteDomain,
   routerQuoteDomain,
   routerQuoteTypes,
-} from '../../../../src/domain/routerQuote.js'
-import type { LocalChain } from '../../../../src/sandbox/localChains.js'
-import { quoteFaultNames } from '../../../../src/sandbox/service/faultSwitch.js'
+} from '@stockroute/client/domain/routerQuote.js'
+import type { LocalChain } from '@stockroute/sandbox/localChains.js'
+import { quoteFaultNames } from '@stockroute/sandbox/service/faultSwitch.js'
+import { type Address, type Hex, parseUnits, recoverTypedDataAddress } from 'viem'
+import { afterEach, describe, expect, it } from 'vitest'
 import { chainWithoutRouter, chainWithRouter, tokenOf } from '../../../helpers/localChains.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 

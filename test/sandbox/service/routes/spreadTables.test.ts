@@ -1,6 +1,6 @@
+import { hkSpreadTableJson } from '@stockroute/client/domain/spreadTables.js'
+import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { describe, expect, it } from 'vitest'
-import { hkSpreadTableJson } from '../../../../src/domain/spreadTables.js'
-import { parsePrice } from '../../../../src/domain/unitStrings.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 
 const service = useSandboxService({ requestsPerSecond: 10_000 })

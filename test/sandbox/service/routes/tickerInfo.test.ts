@@ -1,7 +1,7 @@
+import { tickSize } from '@stockroute/client/domain/tickRules.js'
+import { formatPrice, parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import { sandboxCatalogue } from '@stockroute/sandbox/catalogue.js'
 import { describe, expect, it } from 'vitest'
-import { tickSize } from '../../../../src/domain/tickRules.js'
-import { formatPrice, parsePrice } from '../../../../src/domain/unitStrings.js'
-import { sandboxCatalogue } from '../../../../src/sandbox/catalogue.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 
 /** The service's clock (fixed, so replies can be compared); requests are signed at it. */

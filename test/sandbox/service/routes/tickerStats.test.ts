@@ -1,6 +1,6 @@
+import type { Listing } from '@stockroute/sandbox/service/contextTypes.js'
 import { parseUnits } from 'viem'
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { Listing } from '../../../../src/sandbox/service/contextTypes.js'
 import { apiCall } from '../../../helpers/sandboxService.js'
 import { executeQuote, listOwnStock, usePrivateChains, walletOn } from '../ledger/ledgerFixtures.js'
 

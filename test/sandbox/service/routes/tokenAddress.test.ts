@@ -1,8 +1,8 @@
+import { issueJwt } from '@stockroute/sandbox/service/auth/jwt.js'
+import type { Listing } from '@stockroute/sandbox/service/contextTypes.js'
+import type { TokenAddressRecord } from '@stockroute/sandbox/service/routes/tokenAddress.js'
 import { erc20Abi } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { issueJwt } from '../../../../src/sandbox/service/auth/jwt.js'
-import type { Listing } from '../../../../src/sandbox/service/contextTypes.js'
-import type { TokenAddressRecord } from '../../../../src/sandbox/service/routes/tokenAddress.js'
 import { chainWithoutRouter, chainWithRouter, clientsFor, localChains } from '../../../helpers/localChains.js'
 import { type ApiCallOptions, apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 
