@@ -7,7 +7,7 @@
 // is listed as `createX` with its own lines (its statements outside the returned methods), and each
 // method as `createX.method` with its own length. Any other function counts whole, nested
 // functions included (they are listed on their own as well).
-import { readdirSync, readFileSync, realpathSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseSync } from '@swc/core'
@@ -18,7 +18,7 @@ type Node = Record<string, unknown> & { type?: string; span?: { start: number; e
 
 const usage = 'usage: npm run longest-functions -- [--top N] [--over LINES] [--json]'
 // Generated from the Solidity sources: not hand-written.
-const generated = /^src\/sandbox\/contracts\/artifacts\//
+const generated = /^packages\/sandbox\/src\/contracts\/artifacts\//
 const functionTypes = new Set([
   'FunctionDeclaration',
   'FunctionExpression',
@@ -183,9 +183,21 @@ function identifierOf(node: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined
 }
 
-/** Every hand-written function of `root`/src, longest first. */
+/** The source folders under `root`: the application's, then each workspace package's. */
+function sourceFolders(root: string): string[] {
+  const packages = join(root, 'packages')
+  const packageSources = existsSync(packages)
+    ? readdirSync(packages)
+        .map((name) => join(packages, name, 'src'))
+        .filter((folder) => existsSync(folder))
+    : []
+  return [join(root, 'src'), ...packageSources]
+}
+
+/** Every hand-written function of `root`/src and of its packages' sources, longest first. */
 export function longestFunctions(root: string): Found[] {
-  return sourceFiles(join(root, 'src'))
+  return sourceFolders(root)
+    .flatMap((folder) => sourceFiles(folder))
     .map((path) => relative(root, path))
     .filter((file) => !generated.test(file))
     .flatMap((file) => measureSource(readFileSync(join(root, file), 'utf8'), file))
@@ -201,7 +213,9 @@ export function run(argv: string[], root: string, write: (text: string) => void)
   if (options.json) write(`${JSON.stringify({ functions: all.length, top, over })}\n`)
   else {
     const width = Math.max(...top.map((fn) => `${fn.file}:${fn.line}`.length))
-    write(`${all.length} functions in src/ (generated contract artifacts left out); the longest:\n`)
+    write(
+      `${all.length} functions in src/ and packages/*/src/ (generated contract artifacts left out); the longest:\n`,
+    )
     for (const fn of top)
       write(`${String(fn.lines).padStart(5)}  ${`${fn.file}:${fn.line}`.padEnd(width)}  ${fn.name}\n`)
     if (options.over !== undefined) write(`${over.length} function(s) over ${options.over} lines\n`)

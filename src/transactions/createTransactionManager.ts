@@ -22,7 +22,7 @@ import type {
   TransactionManagerStatus,
 } from './types.js'
 import { createWalletLock } from './walletLock.js'
-import { takeWalletTurn } from './walletTurn.js'
+import { sendInOwnTurn, takeWalletTurn } from './walletTurn.js'
 
 /** The longest an accepted broadcast waits to be marked in the ledger with another commit, ms. */
 const markDelayMs = 200
@@ -127,19 +127,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     chainId,
     address: account.address,
     ready: lifecycle.ready,
-    async send(request, options) {
-      const turn = await manager.takeTurn()
-      try {
-        const bundle = await turn.sign([request], options)
-        turn.store(bundle)
-        const { records, broadcast } = turn.send(bundle)
-        const [record] = records
-        if (!record) throw new Error(`chain ${chainId}: the transaction was not signed`)
-        return { record, broadcast: broadcast.then(([result]) => result ?? { status: 'not-sent' as const }) }
-      } finally {
-        turn.end()
-      }
-    },
+    send: (request, options) => sendInOwnTurn(manager.takeTurn(), request, options),
     async takeTurn() {
       await lifecycle.ready()
       return takeWalletTurn(signing, broadcasts, parameters.dryRun ?? false)

@@ -3,7 +3,14 @@ import type { BroadcastQueue } from './broadcastQueue.js'
 import { TransactionManagerError } from './errors.js'
 import { failpoint } from './failpoints.js'
 import type { SigningCore } from './signingCore.js'
-import type { SentTransactions, SignedBundle, WalletTurn } from './types.js'
+import type {
+  SendOptions,
+  SentTransaction,
+  SentTransactions,
+  SignedBundle,
+  TransactionRequest,
+  WalletTurn,
+} from './types.js'
 
 /**
  * Opens a turn of `signing`'s wallet: waits while bundles wait to be sent (a slow node: sign
@@ -104,6 +111,32 @@ export async function takeWalletTurn(
         finish()
       }
     },
+  }
+}
+
+/**
+ * One transaction in a turn of its own, with nothing to check or commit beside it
+ * (TransactionManager.send): signed, stored in its own commit, sent.
+ */
+export async function sendInOwnTurn(
+  taking: Promise<WalletTurn>,
+  request: TransactionRequest,
+  options: SendOptions,
+): Promise<SentTransaction> {
+  const turn = await taking
+  try {
+    const bundle = await turn.sign([request], options)
+    turn.store(bundle)
+    const { records, broadcast } = turn.send(bundle)
+    const [record] = records
+    if (!record)
+      throw new TransactionManagerError({
+        code: 'WALLET_TURN',
+        shortMessage: 'one transaction was asked for, none was signed',
+      })
+    return { record, broadcast: broadcast.then(([result]) => result ?? { status: 'not-sent' as const }) }
+  } finally {
+    turn.end()
   }
 }
 

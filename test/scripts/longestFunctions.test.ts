@@ -132,7 +132,7 @@ describe('longest-functions', () => {
       expect(code).toBe(0)
       expect(output.split('\n')).toEqual([
         expect.stringMatching(
-          /^\d+ functions in src\/ \(generated contract artifacts left out\); the longest:$/,
+          /^\d+ functions in src\/ and packages\/\*\/src\/ \(generated contract artifacts left out\); the longest:$/,
         ),
         '  133  src/ordinary.ts:133        startWorker',
         '  132  src/store/longMethod.ts:5  createLongMethodRepository.long',
