@@ -1,7 +1,7 @@
 import {
   checkNaturalAmount,
   RouterQuoteParameterError,
-} from '@stockroute/client/api/actions/getRouterQuote.js'
+} from '@stockroute/client/api/routerQuoteParameterError.js'
 import { DomainRuleError } from '@stockroute/client/domain/domainRuleError.js'
 import { type ExchangeCode, isExchangeCode } from '@stockroute/client/domain/markets.js'
 import { parsePrice } from '@stockroute/client/domain/unitStrings.js'

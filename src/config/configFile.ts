@@ -1,5 +1,5 @@
 import type { SandboxConfigFile } from '@stockroute/sandbox/writeSandboxConfig.js'
-import { getAddress, isAddress } from 'viem'
+import { getAddress, isAddress } from 'viem/utils'
 import { z } from 'zod'
 import type { EngineSettings } from '../engine/index.js'
 import { notionalDecimals } from '../store/risk.js'

@@ -3,7 +3,8 @@
 
 import { defaultFxRates, type FxRates } from '@stockroute/client/domain/quotePrice.js'
 import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
-import { type LocalAccount, parseGwei, parseUnits } from 'viem'
+import type { LocalAccount } from 'viem'
+import { parseGwei, parseUnits } from 'viem/utils'
 import type { ApprovalPolicy, EngineChainConfig, EngineSettings, RiskLimits } from '../engine/index.js'
 import { type Notional, notionalDecimals } from '../store/risk.js'
 import { type ConfigFile, type ExecutionConfig, executionConfigSchema } from './config.js'

@@ -1,6 +1,8 @@
 // The extra wallets' keys of a configuration, checked before any is used: the error names the
 // variables and the wallet's address, never a key.
-import { privateKeyToAccount } from 'viem/accounts'
+import { createECDH } from 'node:crypto'
+import type { Address } from 'viem'
+import { getAddress, hexToBytes, keccak256 } from 'viem/utils'
 import { ConfigError } from './configError.js'
 import type { ConfigFile, StockrouteConfigFile } from './configFile.js'
 
@@ -48,7 +50,7 @@ export function checkExtraWalletKeys(
         `${name} (named by ${where}) must be a 0x-prefixed 32-byte hex private key: set it to the extra wallet's key`,
       )
     try {
-      privateKeyToAccount(value)
+      addressOfPrivateKey(value)
     } catch {
       throw new ConfigError(
         `${name} (named by ${where}) is not a usable private key (outside the secp256k1 range): set it to the extra wallet's 32-byte key`,
@@ -63,7 +65,7 @@ export function checkExtraWalletKeys(
       const key = (keys[name] ?? '').toLowerCase()
       const other = holders.get(key)
       if (other !== undefined) {
-        const address = privateKeyToAccount(keys[name] as `0x${string}`).address
+        const address = addressOfPrivateKey(keys[name] as `0x${string}`)
         const otherField =
           other === file.wallet.privateKeyEnv ? `${other} (the main wallet, wallet.privateKeyEnv)` : other
         throw new ConfigError(
@@ -74,4 +76,16 @@ export function checkExtraWalletKeys(
     }
   }
   return keys
+}
+
+/**
+ * The address of a private key, as viem's `privateKeyToAccount(key).address`; throws when the key is
+ * not in the secp256k1 range (zero, or not below the curve order). The public key comes from node's
+ * OpenSSL: viem/accounts would be loaded for this alone by every command that reads a configuration.
+ */
+function addressOfPrivateKey(key: `0x${string}`): Address {
+  const ecdh = createECDH('secp256k1')
+  ecdh.setPrivateKey(hexToBytes(key))
+  // Uncompressed (0x04, x, y): the address is the last 20 bytes of the keccak256 of x and y.
+  return getAddress(`0x${keccak256(ecdh.getPublicKey().subarray(1)).slice(-40)}`)
 }

@@ -1,5 +1,6 @@
 import { StockrouteError } from '@stockroute/client/domain/errors.js'
-import { type Address, getAddress, type Hex, isAddress } from 'viem'
+import type { Address, Hex } from 'viem'
+import { getAddress, isAddress } from 'viem/utils'
 
 // The repository edge: bigint ⇄ decimal TEXT, addresses and hashes in one canonical spelling, JSON
 // that survives bigints. Every value crossing into SQLite goes through here, so a JS number never

@@ -4,7 +4,7 @@ import { type ExchangeCode, marketCodes } from '@stockroute/client/domain/market
 import { assertOnTick } from '@stockroute/client/domain/tickRules.js'
 import { parsePrice, parseStockQuantity } from '@stockroute/client/domain/unitStrings.js'
 import cron from 'node-cron'
-import { formatUnits, parseUnits } from 'viem'
+import { formatUnits, parseUnits } from 'viem/utils'
 import { z } from 'zod'
 import { instrumentOf } from './instrumentOf.js'
 

@@ -13,7 +13,7 @@ import {
   toShareQuantity,
   toStockQuantity,
 } from '@stockroute/client/domain/units.js'
-import { parseUnits } from 'viem'
+import { parseUnits } from 'viem/utils'
 import { type RebalanceStrategyConfig, rebalanceStrategyConfigSchema } from './config.js'
 import { instrumentOf } from './instrumentOf.js'
 import { parseStrategyConfig } from './parseStrategyConfig.js'

@@ -1,5 +1,5 @@
 import type { ExchangeCode } from '@stockroute/client/domain/markets.js'
-import { parseUnits } from 'viem'
+import { parseUnits } from 'viem/utils'
 import { type ScheduleStrategyConfig, scheduleStrategyConfigSchema } from './config.js'
 import { instrumentOf } from './instrumentOf.js'
 import { latestCronFireTimes } from './latestCronFireTimes.js'

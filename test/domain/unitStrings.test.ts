@@ -17,6 +17,7 @@ import {
   toStockQuantity,
 } from '@stockroute/client/domain/units.js'
 import fc from 'fast-check'
+import { formatUnits, parseUnits } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { domainError } from '../helpers/domainErrors.js'
 
@@ -185,6 +186,38 @@ describe('asset amounts', () => {
         const amount = toAssetAmount(value)
         expect(parseAssetAmount(formatAssetAmount(amount, decimals), decimals)).toBe(amount)
       }),
+    )
+  })
+})
+
+describe("against viem's formatUnits / parseUnits (an independent implementation)", () => {
+  const decimalsArbitrary = fc.constantFrom(0, 6, 8, 18)
+
+  it('formats every amount as viem does, at 0, 6, 8 and 18 decimals', () => {
+    fc.assert(
+      fc.property(nonNegative, decimalsArbitrary, (value, decimals) => {
+        const expected = formatUnits(value, decimals)
+        if (decimals === 0) expect(formatStockQuantity(toStockQuantity(value))).toBe(expected)
+        if (decimals === 18) expect(formatShareQuantity(toShareQuantity(value))).toBe(expected)
+        if (decimals === 8) expect(formatPrice(toPrice(value))).toBe(expected)
+        expect(formatAssetAmount(toAssetAmount(value), decimals)).toBe(expected)
+      }),
+      { numRuns: 2_000 },
+    )
+  })
+
+  it('parses every decimal it accepts to what viem parses', () => {
+    fc.assert(
+      fc.property(
+        decimalsArbitrary.chain((decimals) => fc.tuple(fc.constant(decimals), canonicalDecimal(decimals))),
+        fc.nat({ max: 3 }),
+        ([decimals, text], trailingZeros) => {
+          const written =
+            text.includes('.') || trailingZeros === 0 ? `${text}${'0'.repeat(trailingZeros)}` : text
+          expect(parseAssetAmount(written, decimals)).toBe(parseUnits(written, decimals))
+        },
+      ),
+      { numRuns: 2_000 },
     )
   })
 })

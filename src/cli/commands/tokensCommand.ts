@@ -1,4 +1,4 @@
-import { chainTokensMaxPageSize } from '@stockroute/client/api/actions/getChainTokens.js'
+import { chainTokensMaxPageSize } from '@stockroute/client/api/chainTokensPageSize.js'
 import { type ExchangeCode, isExchangeCode, type TokenKind } from '@stockroute/client/domain/markets.js'
 import { type Command, InvalidArgumentError } from 'commander'
 import type { Address } from 'viem'

@@ -1,4 +1,4 @@
-import { getAddress, isAddress } from 'viem'
+import { getAddress, isAddress } from 'viem/utils'
 import { z } from 'zod'
 
 /** A 0x address in the reply, returned checksummed. */

@@ -1,5 +1,6 @@
 import { createKeccak, type IHasher } from 'hash-wasm'
-import { type ByteArray, type Hex, hexToBytes, keccak256 } from 'viem'
+import type { ByteArray, Hex } from 'viem'
+import { hexToBytes, keccak256 } from 'viem/utils'
 
 /** The WebAssembly hasher, once compiled; until then (or if it cannot be) viem's keccak256 serves. */
 let hasher: IHasher | undefined

@@ -1,5 +1,6 @@
 import * as secp256k1 from 'tiny-secp256k1'
-import { bytesToHex, type Hex, hexToBytes, type Signature } from 'viem'
+import type { Hex, Signature } from 'viem'
+import { bytesToHex, hexToBytes } from 'viem/utils'
 
 /**
  * The secp256k1 signature of a 32-byte digest by libsecp256k1 (tiny-secp256k1, compiled to

@@ -1,6 +1,5 @@
-import { formatUnits } from 'viem'
 import { assertNonNegative, assertNotRoundedToZero } from './ruleGuards.js'
-import { formatPrice, formatShareQuantity } from './unitStrings.js'
+import { formatAssetAmount, formatPrice, formatShareQuantity } from './unitStrings.js'
 import {
   type AssetAmount,
   assetDecimalsOf,
@@ -52,7 +51,7 @@ export function rescaleAssetAmount(parameters: {
   assertNonNegative(amount, 'Asset amount')
   const result = rescaleDecimals(amount, fromDecimals, toDecimals, direction)
   assertNotRoundedToZero(amount, result, {
-    what: `Asset amount ${formatUnits(amount, fromDecimals)}`,
+    what: `Asset amount ${formatAssetAmount(amount, fromDecimals)}`,
     target: `${toDecimals}-decimal base units`,
   })
   return result as AssetAmount

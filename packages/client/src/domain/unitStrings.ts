@@ -1,4 +1,3 @@
-import { formatUnits, parseUnits } from 'viem'
 import { DomainRuleError } from './domainRuleError.js'
 import {
   type AssetAmount,
@@ -11,7 +10,8 @@ import {
   stockDecimals,
 } from './units.js'
 
-// Parsing and formatting of units as decimal strings (the edges).
+// Parsing and formatting of units as decimal strings (the edges). Plain bigint and string work, no
+// viem: a command line parses `--limit-price` without loading it.
 
 /**
  * Parses a whole-share count such as `"100"` (`"100.0"` is accepted: it is whole). Throws
@@ -31,7 +31,7 @@ export function parseStockQuantity(text: string): StockQuantity {
  * formatStockQuantity(toStockQuantity(200n)) // '200'
  */
 export function formatStockQuantity(quantity: StockQuantity): string {
-  return formatUnits(quantity, stockDecimals)
+  return formatDecimal(quantity, stockDecimals)
 }
 
 /**
@@ -52,7 +52,7 @@ export function parseShareQuantity(text: string): ShareQuantity {
  * formatShareQuantity(toShareQuantity(500_000_000_000_000_000n)) // '0.5'
  */
 export function formatShareQuantity(quantity: ShareQuantity): string {
-  return formatUnits(quantity, shareDecimals)
+  return formatDecimal(quantity, shareDecimals)
 }
 
 /**
@@ -74,7 +74,7 @@ export function parseAssetAmount(text: string, decimals: number): AssetAmount {
  * formatAssetAmount(toAssetAmount(12_500_000n), 6) // '12.5'
  */
 export function formatAssetAmount(amount: AssetAmount, decimals: number): string {
-  return formatUnits(amount, assetDecimalsOf(decimals))
+  return formatDecimal(amount, assetDecimalsOf(decimals))
 }
 
 /**
@@ -97,7 +97,7 @@ export function parsePrice(text: string): Price {
  * formatPrice(parsePrice('56300')) // '56300'
  */
 export function formatPrice(price: Price): string {
-  return formatUnits(price, priceDecimals)
+  return formatDecimal(price, priceDecimals)
 }
 
 const plainDecimal = /^(\d+)(?:\.(\d+))?$/
@@ -137,5 +137,14 @@ function parseDecimal(text: string, decimals: number, what: string): bigint {
       `has ${significant.length} decimal places, more than the ${decimals} allowed: round it to ${decimals} places first.`,
     )
   }
-  return parseUnits(text, decimals)
+  return BigInt(`${match[1]}${significant.padEnd(decimals, '0')}`)
+}
+
+/** `value / 10^decimals` as a decimal string: no trailing zeros, no point for whole values. */
+function formatDecimal(value: bigint, decimals: number): string {
+  const negative = value < 0n
+  const digits = (negative ? -value : value).toString().padStart(decimals + 1, '0')
+  const integer = digits.slice(0, digits.length - decimals)
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, '')
+  return `${negative ? '-' : ''}${integer}${fraction === '' ? '' : `.${fraction}`}`
 }

@@ -3,12 +3,11 @@ import { z } from 'zod'
 import { StockrouteError } from '../../domain/errors.js'
 import type { ExchangeCode, TokenKind } from '../../domain/markets.js'
 import { parseStockQuantity } from '../../domain/unitStrings.js'
+import { chainTokensDefaultPageSize, chainTokensMaxPageSize } from '../chainTokensPageSize.js'
 import { addressSchema } from '../schemas.js'
 import type { CallOptions, ServiceClient } from '../serviceClient.js'
 
-/** Default page size of the token list (the reference's), and the largest it accepts. */
-export const chainTokensDefaultPageSize = 100
-export const chainTokensMaxPageSize = 500
+export { chainTokensDefaultPageSize, chainTokensMaxPageSize } from '../chainTokensPageSize.js'
 
 /**
  * A board lot (`lot_size`, "decimal serialized as string"): a whole number of shares, as bigint.
