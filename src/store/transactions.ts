@@ -92,6 +92,14 @@ export type TransactionsRepository = {
    */
   getTransaction(chainId: number, hash: Hex): TransactionRecord | undefined
   /**
+   * Whether a transaction with `hash` is stored: {@link getTransaction} without reading the row (the
+   * wallet turn's check, on the hot path, that a bundle's commit happened).
+   *
+   * @example
+   * ledger.transactions.isStored(31337, hash) // true once its commit is done
+   */
+  isStored(chainId: number, hash: Hex): boolean
+  /**
    * An execution's transactions, oldest first (approvals, execute, cancels).
    *
    * @example
@@ -156,6 +164,7 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
   const statements = prepareTransactionStatements(db)
   const {
     selectByHash,
+    selectHashExists,
     selectUnresolved,
     countUnresolved,
     selectNotFinal,
@@ -239,6 +248,7 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
       const row = selectByHash.get(chainId, canonicalBytes32(hash, 'hash'))
       return row ? toRecord(row) : undefined
     },
+    isStored: (chainId, hash) => selectHashExists.get(chainId, canonicalBytes32(hash, 'hash')) !== undefined,
     listTransactionsForExecution: (executionId) => selectByExecution.all(executionId).map(toRecord),
     listPendingTransactions(chainId) {
       const chain = chainId ?? null
@@ -256,6 +266,9 @@ function prepareTransactionReads(db: RepositoryContext['db']) {
   return {
     selectByHash: db.prepare<[number, string], TransactionRow>(
       'SELECT * FROM transactions WHERE chain_id = ? AND hash = ?',
+    ),
+    selectHashExists: db.prepare<[number, string], { found: 1 }>(
+      'SELECT 1 AS found FROM transactions WHERE chain_id = ? AND hash = ?',
     ),
     selectById: db.prepare<[number], TransactionRow>('SELECT * FROM transactions WHERE id = ?'),
     selectLiveHolder: db.prepare<[number, string, number], TransactionRow>(

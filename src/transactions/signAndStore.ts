@@ -91,10 +91,13 @@ export function createSigner(parameters: {
     },
     store(bundle) {
       assertWritable(ledger, chainId)
-      return ledger.atomically(() => {
+      const write = () => {
         nonces.record(bundle.nonce, bundle.requests.length)
         return storeRows(bundle)
-      })
+      }
+      // In the caller's transaction: no savepoint of its own (one per execute, on the hot path);
+      // a failing row fails the caller's whole commit, which is what a bundle needs anyway.
+      return ledger.database.inTransaction ? write() : ledger.atomically(write)
     },
     committed(bundle, records) {
       nonces.advance(bundle.nonce, bundle.requests.length)

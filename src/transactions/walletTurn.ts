@@ -59,7 +59,7 @@ export async function takeWalletTurn(
   const committedRows = (bundle: SignedBundle) => {
     if (stored?.bundle !== bundle) return undefined
     const last = stored.records.at(-1)
-    return last && ledger.transactions.getTransaction(chainId, last.hash) ? stored.records : undefined
+    return last && ledger.transactions.isStored(chainId, last.hash) ? stored.records : undefined
   }
   const finish = () => {
     ended = true
