@@ -22,7 +22,7 @@ export type TransactionRequest = {
 export type TransactionManagerSettings = {
   /** Blocks on top of a transaction's block before it is final: a reorg deeper than this is not expected. */
   confirmations: number
-  /** Blocks remembered to find a reorg's fork point; a deeper reorg halts trading (see README, operations). */
+  /** Blocks remembered to find a reorg's fork point; a deeper reorg halts trading (see docs/operations.md, "Crashes, stuck transactions, reorgs, halts, storage"). */
   reorgWindow: number
   /** Head poll interval, ms. */
   blockPollMs: number

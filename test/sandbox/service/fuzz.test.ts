@@ -6,7 +6,7 @@ import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 
 const service = useSandboxService({ requestsPerSecond: 100_000 })
 const runsPerEndpoint = 60
-/** Statuses the README documents; anything else (a 500 above all) is a bug. */
+/** Statuses docs/service.md documents; anything else (a 500 above all) is a bug. */
 const documentedStatuses = new Set([200, 400, 401, 404, 405, 413, 429])
 
 /** Parameter names each endpoint knows, so fuzzed values reach its validation and logic. */

@@ -15,7 +15,7 @@ export type SignableQuote = {
 
 /**
  * The struct a router quote was signed over and is executed with (`execute(quote, signature)`), as
- * the README's "Signed struct" decision says: `amountIn = amount_in_used` (what the taker gives:
+ * the "Signed struct" decision of docs/sandbox.md says: `amountIn = amount_in_used` (what the taker gives:
  * asset fee included on a buy, stock on a sell), `amountOut = amount_out`, `feeAmount`, `expiresAt`.
  * Recover its EIP-712 signer with `routerQuoteTypes` and `routerQuoteDomain` of domain/routerQuote.ts.
  *

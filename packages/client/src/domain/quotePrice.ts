@@ -12,7 +12,7 @@ import { type AssetAmount, type Price, priceDecimals, type Rounding, shareDecima
 /** Asset (USD stablecoin) per one unit of each market's currency, scaled like a {@link Price} (1e8). */
 export type FxRates = Readonly<Record<MarketCode, Price>>
 
-/** The sandbox's rates: USD 1, HKD 0.1285, KRW 0.00072 (README, "Router quote"). */
+/** The sandbox's rates: USD 1, HKD 0.1285, KRW 0.00072 (docs/sandbox.md, "Router quote"). */
 export const defaultFxRates: FxRates = {
   usex: parsePrice('1'),
   hkex: parsePrice('0.1285'),

@@ -37,7 +37,7 @@ type RouterQuoteCommon<Kind extends TokenKind> = {
 }
 
 /**
- * The amounts, by side and amount type (README, "Router quote", "Amount fields"):
+ * The amounts, by side and amount type (docs/sandbox.md, "Router quote", "Amount fields"):
  * - stablecoin-in buy: `amountIn` asset offered, `amountInUsed` asset charged (fee included), `amountOut` stock;
  * - stocktoken-in buy: `amountIn` stock asked, `amountInUsed` asset charged (fee included), `amountOut` stock;
  * - sell: `amountIn` = `amountInUsed` stock delivered, `amountOut` asset received net of the fee.

@@ -6,7 +6,7 @@ import { lotSizeSchema } from './getChainTokens.js'
 import { priceOrNull } from './getMarketQuote.js'
 
 // The reference names only lot_size and spread_table_code; every other field is what the sandbox
-// sends (README "Market data"), optional here so that a service sending fewer still parses.
+// sends (docs/sandbox.md, "Market data"), optional here so that a service sending fewer still parses.
 const getTickerInfoSchema = z
   .object({
     lot_size: lotSizeSchema,

@@ -8,7 +8,7 @@ import { type TickGrid, tickGridFor } from './tickGrid.js'
 // The price simulator's constants, and level 1 of its model (priceSimulator.ts): each stock's
 // parameters and its day closes, a bounded value noise around the reference price.
 
-/** The simulator's constants (documented in the README's decisions table). */
+/** The simulator's constants (documented in docs/sandbox.md, "Market data"). */
 export const simulationModel = {
   secondsPerDay: 86_400,
   barSeconds: 60,
