@@ -134,11 +134,37 @@ export function loadConfig(path: string, environment: NodeJS.ProcessEnv = proces
 /** The JSON in a configuration file; {@link ConfigError} when it is missing or not JSON. */
 function readJsonFile(configPath: string): unknown {
   if (!existsSync(configPath)) throw configFileNotFound(configPath)
+  const text = readFileSync(configPath, 'utf8')
   try {
-    return JSON.parse(readFileSync(configPath, 'utf8'))
+    return JSON.parse(text)
   } catch (error) {
-    throw new ConfigError(`${configPath} is not valid JSON: ${(error as Error).message}`, [], {
-      remedy: 'fix the JSON syntax at the position given',
-    })
+    throw new ConfigError(
+      `${configPath} is not valid JSON: ${jsonSyntaxErrorAt(text, (error as Error).message)}`,
+      [],
+      {
+        remedy: 'fix the JSON syntax at the line and column given',
+      },
+    )
   }
+}
+
+/**
+ * JSON.parse's `message` about `text` with its place as line and column (1-based) instead of
+ * Node's character position; the message unchanged when it gives no place.
+ *
+ * @example
+ * jsonSyntaxErrorAt('{\n  "a": 1 "b": 2\n}', "Expected ',' or '}' after property value in JSON at position 11")
+ * // "line 2, column 10: Expected ',' or '}' after property value"
+ */
+export function jsonSyntaxErrorAt(text: string, message: string): string {
+  // Node 20: "… in JSON at position N"; newer Node adds " (line L column C)".
+  const place = / in JSON at position (\d+)(?: \(line (\d+) column (\d+)\))?$/.exec(message)
+  if (!place) return message
+  const what = message.slice(0, place.index)
+  if (place[2] !== undefined && place[3] !== undefined) return `line ${place[2]}, column ${place[3]}: ${what}`
+  const position = Math.min(Number(place[1]), text.length)
+  const before = text.slice(0, position)
+  const line = before.split('\n').length
+  const column = position - before.lastIndexOf('\n')
+  return `line ${line}, column ${column}: ${what}`
 }

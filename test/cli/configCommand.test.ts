@@ -113,6 +113,23 @@ describe('stockroute config check: file-level mistakes', () => {
     )
   })
 
+  it('a JSON syntax error: exit 2, the line and column (1-based) and what was expected', async () => {
+    const path = write('broken-json', {}, {})
+    writeFileSync(
+      path,
+      '{\n  "service": { "baseUrl": "http://127.0.0.1:8080" },\n  "chains": [] "dataDir": "data"\n}\n',
+    )
+    const run = await runStockroute(['config', 'check', '--config', path])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(
+      [
+        `error CONFIG_INVALID: ${path} is not valid JSON: line 3, column 16: Expected ',' or '}' after property value`,
+        'fix: fix the JSON syntax at the line and column given',
+        '',
+      ].join('\n'),
+    )
+  })
+
   it('a config file that does not exist: exit 2 (config check) or 1, the code, the message, how to make one, the fix', async () => {
     const missing = join(folder, 'nowhere', 'stockroute.json')
     for (const [args, code] of [

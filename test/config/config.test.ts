@@ -6,7 +6,7 @@ import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { parseUnits } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { ConfigError, loadConfig, readConfigFile } from '../../src/config/config.js'
+import { ConfigError, jsonSyntaxErrorAt, loadConfig, readConfigFile } from '../../src/config/config.js'
 import { engineChainConfigsOf, engineSettingsOf } from '../../src/config/engineConfig.js'
 import { ledgerPathOf } from '../../src/config/ledgerPath.js'
 import { walletsOf } from '../../src/config/wallets.js'
@@ -83,6 +83,23 @@ describe('loadConfig', () => {
   it('reports a file that is not JSON, and a file that does not exist', () => {
     expect(() => loadConfig(writeConfig('{ nope'), {})).toThrow(/is not valid JSON/)
     expect(() => loadConfig('/nonexistent/stockroute.json', {})).toThrow(/config file not found/)
+  })
+
+  it('places a JSON syntax error by line and column (1-based), saying what was expected', () => {
+    // Line 3 misses the comma after "data": the parser stops at "chains", column 21.
+    const path = writeConfig(
+      '{\n  "service": { "baseUrl": "http://127.0.0.1:8080" },\n  "dataDir": "data" "chains": []\n}\n',
+    )
+    expect(() => readConfigFile(path)).toThrow(
+      `${path} is not valid JSON: line 3, column 21: Expected ',' or '}' after property value`,
+    )
+    expect(() => readConfigFile(path)).not.toThrow(/position/)
+  })
+
+  it('takes the line and column newer Node gives, and keeps a message that gives no place', () => {
+    const message = "Expected ',' or '}' after property value in JSON at position 75 (line 3 column 21)"
+    expect(jsonSyntaxErrorAt('', message)).toBe("line 3, column 21: Expected ',' or '}' after property value")
+    expect(jsonSyntaxErrorAt('{"a":', 'Unexpected end of JSON input')).toBe('Unexpected end of JSON input')
   })
 })
 
