@@ -26,3 +26,20 @@ export function formatTable(columns: readonly TableColumn[], rows: readonly (rea
       .trimEnd()
   return [line(columns.map((column) => column.header)), ...rows.map(line)].join('\n')
 }
+
+/** One line of a labelled block: the label, then its value. */
+export type LabelledRow = readonly [label: string, value: string]
+
+/**
+ * Renders label/value rows as indented lines, every value starting in the same column: at least
+ * `minWidth` wide, and always at least one space past the longest label, so a label as long as the
+ * column never runs into its value.
+ *
+ * @example
+ * formatLabelledRows([['gas', '135339'], ['simulation', 'simulated']])
+ * // ['  gas        135339', '  simulation simulated']
+ */
+export function formatLabelledRows(rows: readonly LabelledRow[], minWidth = 10): string[] {
+  const width = Math.max(minWidth, ...rows.map(([label]) => label.length + 1))
+  return rows.map(([label, value]) => `  ${label.padEnd(width)}${value}`)
+}

@@ -213,11 +213,12 @@ describe('stockroute swap', () => {
     const text = await swap(chain, 'buy', '1000', '--dry-run')
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toMatch(/^dry run ok, nothing sent: buy AAPL/)
-    expect(text.stdout).toMatch(/\n {2}quantity {2}\d+ AAPL\n/)
+    expect(text.stdout).toMatch(/\n {2}quantity {3}\d+ AAPL\n/)
     expect(text.stdout).toMatch(
-      /\n {2}approve {3}[\d.]+ USDC to the executor 0x[0-9a-fA-F]{40} \(tx 0x[0-9a-f]{64}, nonce \d+, signed, not sent\)\n/,
+      /\n {2}approve {4}[\d.]+ USDC to the executor 0x[0-9a-fA-F]{40} \(tx 0x[0-9a-f]{64}, nonce \d+, signed, not sent\)\n/,
     )
-    expect(text.stdout).toMatch(/\n {2}gas {7}\d+ estimated by the simulation\n/)
+    expect(text.stdout).toMatch(/\n {2}gas {8}\d+ estimated by the simulation\n/)
+    expect(text.stdout).toMatch(/\n {2}simulation simulated /)
     expect(text.stdout).not.toMatch(/failed|rejected/)
 
     const dryLedgerPath = join(dataDir, 'stockroute.dry-run.sqlite')

@@ -270,12 +270,22 @@ describe('swapResult and describeSwap', () => {
     })
     const text = describeSwap(result, outcome.execution)
     expect(text).toMatch(/^dry run ok, nothing sent: buy AAPL on chain 31337/)
-    expect(text).toMatch(/\n {2}quantity {2}4 AAPL\n/)
-    expect(text).toMatch(/\n {2}price {5}228\.15793 USDC per share, fee included\n/)
+    // The labels' column is one wider than usual here: `simulation` fills the usual ten.
+    expect(text).toMatch(/\n {2}quantity {3}4 AAPL\n/)
+    expect(text).toMatch(/\n {2}price {6}228\.15793 USDC per share, fee included\n/)
     expect(text).toContain(
-      `approve   912.63172 USDC to the executor ${getAddress(executor)} (tx ${approve.hash}, nonce 0, signed, not sent)`,
+      `approve    912.63172 USDC to the executor ${getAddress(executor)} (tx ${approve.hash}, nonce 0, signed, not sent)`,
     )
-    expect(text).toMatch(/\n {2}gas {7}135339 estimated by the simulation\n/)
+    expect(text).toMatch(/\n {2}gas {8}135339 estimated by the simulation\n/)
+    // Every label apart from its value, all values in one column: `simulation` too.
+    expect(text).toMatch(
+      /\n {2}simulation simulated with the allowance of its approval \(912\.63172 USDC\), gas 135339\n/,
+    )
+    const valueColumns = text
+      .split('\n')
+      .slice(1)
+      .map((line) => /^ {2}(?:would pay|\S+) +/.exec(line)?.[0].length)
+    expect(new Set(valueColumns)).toEqual(new Set([13]))
     expect(text).not.toMatch(/failed/)
   })
 })

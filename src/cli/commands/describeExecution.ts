@@ -4,7 +4,7 @@ import { effectivePricePerShare } from '@stockroute/client/domain/quotePrice.js'
 import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import type { ExecutionDetailView } from '../../daemon/controlApi/contract.js'
 import { isDryRunEnd } from '../../engine/index.js'
-import { formatTable } from '../formatTable.js'
+import { formatLabelledRows, formatTable, type LabelledRow } from '../formatTable.js'
 
 /**
  * The text of `stockroute executions show`: what was asked, where it is, then its timeline (every
@@ -17,16 +17,18 @@ import { formatTable } from '../formatTable.js'
  * // 'execution 4 confirmed: buy AAPL on chain 31337 (intent cli-…)\n  asked     1000 asset\n…\ntimeline\n…'
  */
 export function describeExecution(detail: ExecutionDetailView): string {
-  const row = (label: string, value: string) => `  ${label.padEnd(10)}${value}`
   const dryRun = isDryRunEnd(detail)
+  const rows: LabelledRow[] = [
+    ['asked', `${detail.amountIn} ${detail.amountType === 'stablecoin' ? 'asset' : 'shares'}`],
+    ['reason', detail.reason],
+  ]
+  if (detail.strategy) rows.push(['strategy', detail.strategy])
+  if (detail.quoteId) rows.push(['quote', detail.quoteId])
+  rows.push(['created', detail.createdAt])
   const lines = [
     `execution ${detail.executionId} ${dryRun ? 'dry run, not broadcast' : detail.state}: ${detail.side} ${detail.ticker} on chain ${detail.chainId} (intent ${detail.intentId})`,
-    row('asked', `${detail.amountIn} ${detail.amountType === 'stablecoin' ? 'asset' : 'shares'}`),
-    row('reason', detail.reason),
+    ...formatLabelledRows(rows),
   ]
-  if (detail.strategy) lines.push(row('strategy', detail.strategy))
-  if (detail.quoteId) lines.push(row('quote', detail.quoteId))
-  lines.push(row('created', detail.createdAt))
   lines.push('', 'timeline')
   for (const event of detail.events)
     lines.push(`  ${event.at}  ${event.from ?? '(new)'} → ${event.to}: ${event.reason}`)

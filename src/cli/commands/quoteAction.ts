@@ -12,6 +12,7 @@ import { ChainRpcError } from '../../chain/errors.js'
 import type { StockrouteConfig } from '../../config/config.js'
 import type { QuotePreview, SwapIntent } from '../../engine/index.js'
 import { openConfiguredEngine } from '../engineFromConfig.js'
+import { formatLabelledRows, type LabelledRow } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'
 import { serviceClientFromConfig } from '../serviceClient.js'
@@ -87,7 +88,8 @@ export async function runQuote(options: QuoteOptions) {
         formatted: view.formatted,
         guard: guard.json,
       },
-      () => [...view.lines(expiresInSeconds), ...guard.lines].join('\n'),
+      () =>
+        [view.headline, ...formatLabelledRows([...view.rows(expiresInSeconds), ...guard.rows])].join('\n'),
     )
   })
 }
@@ -143,17 +145,17 @@ async function previewQuote(
   }
 }
 
-/** The engine's view of the quote: `guard` in the JSON, and lines for humans. */
+/** The engine's view of the quote: `guard` in the JSON, and labelled rows for humans. */
 function describeGuard(
   previewed: Previewed,
   result: GetRouterQuoteReturnType,
   asset: { symbol: string; decimals: number },
 ) {
-  const row = (label: string, value: string) => `  ${label.padEnd(10)}${value}`
+  const row = (label: string, value: string): LabelledRow => [label, value]
   if (!previewed.preview)
     return {
       json: { evaluated: false as const, problem: previewed.problem },
-      lines: [row('guard', `not evaluated: ${previewed.problem}`)],
+      rows: [row('guard', `not evaluated: ${previewed.problem}`)],
     }
   const { verdict, riskProblem, halted, approvals, minValidityMs } = previewed.preview
   const { quote } = result
@@ -198,7 +200,7 @@ function describeGuard(
     approvals.approvals.length === 0
       ? `${ofGiven(approvals.currentAllowance)} allowed: enough, nothing to approve`
       : `${ofGiven(approvals.currentAllowance)} allowed: would approve ${approvals.approvals.map((approval) => ofGiven(approval.amount)).join(' then ')} to ${approvals.approvals[0]?.spender}`
-  const lines = [
+  const rows = [
     row(
       'guard',
       verdict.ok
@@ -210,7 +212,7 @@ function describeGuard(
     row('allowance', approvalText),
     row('swap', refusal === undefined ? 'would execute now' : `would be refused (${refusal})`),
   ]
-  return { json, lines }
+  return { json, rows }
 }
 
 /** The quote's amounts in natural units, and its human rendering. */
@@ -235,7 +237,7 @@ function describeQuote(result: GetRouterQuoteReturnType, asset: { symbol: string
         price: ofAsset(quote.price),
       }
   const kind = quote.tokenKind === 'stock' ? 'StockToken, whole shares' : 'ShareToken, 18 decimals'
-  const row = (label: string, value: string) => `  ${label.padEnd(10)}${value}`
+  const row = (label: string, value: string): LabelledRow => [label, value]
   const approvalText = (approval: (typeof requiredApprovals)[number]) => {
     const amount =
       approval.tokenAddress === quote.assetToken
@@ -245,8 +247,8 @@ function describeQuote(result: GetRouterQuoteReturnType, asset: { symbol: string
           : `${approval.amount} base units of ${approval.tokenAddress}`
     return `${amount} to spender ${approval.spender}`
   }
-  const lines = (expiresInSeconds: number) => [
-    `${quote.isBuy ? 'buy' : 'sell'} ${quote.ticker} (exchange ${quote.exchange}, ${kind}) on chain ${quote.chainId}`,
+  const headline = `${quote.isBuy ? 'buy' : 'sell'} ${quote.ticker} (exchange ${quote.exchange}, ${kind}) on chain ${quote.chainId}`
+  const rows = (expiresInSeconds: number) => [
     ...(quote.isBuy
       ? [
           row('receive', formatted.amountOut),
@@ -268,7 +270,7 @@ function describeQuote(result: GetRouterQuoteReturnType, asset: { symbol: string
         : `already expired (${new Date(quote.expiresAt * 1000).toISOString()}): request a new quote`,
     ),
   ]
-  return { formatted, lines }
+  return { formatted, headline, rows }
 }
 
 /**

@@ -5,6 +5,7 @@ import { defaultFxRates, effectivePricePerShare, type FxRates } from '@stockrout
 import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import { isDryRunEnd } from '../../engine/index.js'
 import type { ExecutionRecord } from '../../store/index.js'
+import { formatLabelledRows, type LabelledRow } from '../formatTable.js'
 import { dryRunPlanOf } from './swapDryRunPlan.js'
 import type { SwapOutcome } from './swapOutcome.js'
 
@@ -162,7 +163,7 @@ export function describeSwap(
   result: SwapResult,
   execution: Pick<ExecutionRecord, 'amountType' | 'amountIn' | 'ticker' | 'side'>,
 ): string {
-  const row = (label: string, value: string) => `  ${label.padEnd(10)}${value}`
+  const row = (label: string, value: string): LabelledRow => [label, value]
   const asked =
     execution.amountType === 'stablecoin'
       ? `${execution.amountIn} ${result.asset.symbol}`
@@ -174,58 +175,55 @@ export function describeSwap(
   const headline = result.replay
     ? `replay of execution ${result.executionId}, nothing new traded: ${state}`
     : state
-  const lines = [
-    `${headline}: ${result.side} ${result.ticker} on chain ${result.chainId} (execution ${result.executionId}, intent ${result.intentId})`,
-    row('asked', asked),
-  ]
+  const rows: LabelledRow[] = [row('asked', asked)]
   const priceText = (formatted: { price: string; priceBasis: string; priceInCurrency?: string }) =>
     `${formatted.price} per share, ${formatted.priceBasis}${formatted.priceInCurrency ? ` (${formatted.priceInCurrency})` : ''}`
   const plan = result.dryRunPlan
   if (plan && result.quote) {
     const { formatted } = result.quote
-    lines.push(row('quantity', formatted.quantity))
-    lines.push(
+    rows.push(row('quantity', formatted.quantity))
+    rows.push(
       execution.side === 'buy'
         ? row('would pay', `${formatted.assetAmount} (fee ${formatted.feeAmount} included)`)
         : row('would get', `${formatted.assetAmount} (net of fee ${formatted.feeAmount})`),
     )
-    lines.push(row('price', priceText(formatted)))
+    rows.push(row('price', priceText(formatted)))
     for (const approval of plan.approvals)
-      lines.push(
+      rows.push(
         row(
           'approve',
           `${approval.formatted} to the executor ${approval.spender} (tx ${approval.hash}, nonce ${approval.nonce}, signed, not sent)`,
         ),
       )
-    if (plan.approvals.length === 0) lines.push(row('approve', 'none needed: the allowance covers it'))
+    if (plan.approvals.length === 0) rows.push(row('approve', 'none needed: the allowance covers it'))
     if (plan.execute)
-      lines.push(
+      rows.push(
         row(
           'execute',
           `${plan.execute.hash} (nonce ${plan.execute.nonce}, gas limit ${plan.execute.gasLimit ?? 'unknown'}, signed, not sent)`,
         ),
       )
-    lines.push(
+    rows.push(
       row('gas', plan.gasEstimate ? `${plan.gasEstimate} estimated by the simulation` : 'not estimated'),
     )
-    if (plan.simulation) lines.push(row('simulation', plan.simulation))
-    lines.push(row('outcome', 'dry run: not broadcast, nothing on chain'))
+    if (plan.simulation) rows.push(row('simulation', plan.simulation))
+    rows.push(row('outcome', 'dry run: not broadcast, nothing on chain'))
   } else {
     for (const fill of result.fills) {
       if (execution.side === 'buy') {
-        lines.push(row('paid', `${fill.formatted.amountIn} (fee ${fill.formatted.feeAmount} included)`))
-        lines.push(row('received', fill.formatted.amountOut))
+        rows.push(row('paid', `${fill.formatted.amountIn} (fee ${fill.formatted.feeAmount} included)`))
+        rows.push(row('received', fill.formatted.amountOut))
       } else {
-        lines.push(row('delivered', fill.formatted.amountIn))
-        lines.push(row('received', `${fill.formatted.amountOut} (net of fee ${fill.formatted.feeAmount})`))
+        rows.push(row('delivered', fill.formatted.amountIn))
+        rows.push(row('received', `${fill.formatted.amountOut} (net of fee ${fill.formatted.feeAmount})`))
       }
-      lines.push(row('price', priceText(fill.formatted)))
+      rows.push(row('price', priceText(fill.formatted)))
     }
     for (const tx of result.transactions)
-      lines.push(row(tx.kind, `${tx.hash} (nonce ${tx.nonce}, ${tx.status})`))
-    if (result.state !== 'confirmed') lines.push(row('reason', result.reason))
+      rows.push(row(tx.kind, `${tx.hash} (nonce ${tx.nonce}, ${tx.status})`))
+    if (result.state !== 'confirmed') rows.push(row('reason', result.reason))
   }
-  lines.push(
+  rows.push(
     row(
       'via',
       'daemonPid' in result
@@ -233,6 +231,10 @@ export function describeSwap(
         : 'this process, on the ledger',
     ),
   )
-  lines.push(row('elapsed', `${result.elapsedMs} ms`))
-  return lines.join('\n')
+  rows.push(row('elapsed', `${result.elapsedMs} ms`))
+  // One column for all the labels: the longest (`simulation`) still gets a space before its value.
+  return [
+    `${headline}: ${result.side} ${result.ticker} on chain ${result.chainId} (execution ${result.executionId}, intent ${result.intentId})`,
+    ...formatLabelledRows(rows),
+  ].join('\n')
 }
