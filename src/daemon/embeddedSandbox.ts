@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { basename, dirname, isAbsolute, join, relative } from 'node:path'
 import { plural } from '@stockroute/client/domain/plural.js'
 import { publicClientFor } from '@stockroute/sandbox/chainClients.js'
 import { fundWallet } from '@stockroute/sandbox/fundWallet.js'
@@ -10,6 +10,7 @@ import type { DaemonConfig, StockrouteConfig } from '../config/config.js'
 import { ledgerPathOf } from '../config/ledgerPath.js'
 import { migrationProgressPrinter } from '../store/migrationProgress.js'
 import { openLedger } from '../store/openLedger.js'
+import type { KillSwitchState } from '../store/risk.js'
 
 /** A running embedded sandbox and the configuration that trades on it. */
 export type EmbeddedRun = {
@@ -17,6 +18,11 @@ export type EmbeddedRun = {
   config: StockrouteConfig
   /** The ledger of an earlier sandbox run, moved aside because its chains are gone; null when none. */
   archivedLedger: string | null
+  /**
+   * The halted kill switch of the archived ledger, latched again in the new one (this run signs
+   * nothing until `stockroute resume`); null when none was halted.
+   */
+  carriedHalt: Extract<KillSwitchState, { halted: true }> | null
 }
 
 /**
@@ -25,6 +31,9 @@ export type EmbeddedRun = {
  * configuration that points the daemon at them (executors and operators pinned from the chains).
  * The sandbox's chains start empty on every run, so a ledger left by an earlier run describes
  * chains that no longer exist: it is moved to `data/archive/` (never deleted) and a new one begins.
+ * A halt the operator set in it is not dropped with it: the new ledger starts halted too, and a line
+ * says so. A ledger a live process owns (a daemon already running on it) is refused with
+ * `LEDGER_IN_USE` before any chain starts.
  *
  * @example
  * const run = await startEmbeddedSandbox(daemonConfig, (line) => console.error(line))
@@ -35,6 +44,8 @@ export async function startEmbeddedSandbox(
   progress: (line: string) => void,
 ): Promise<EmbeddedRun> {
   const { sandbox: settings, dataDir, execution } = daemonConfig
+  const ledgerPath = ledgerPathOf({ dataDir, execution })
+  refuseLedgerOfLiveOwner(ledgerPath, progress)
   const seed = settings.seed ?? defaultKeySeed
   progress('starting the embedded sandbox: two local chains and the service…')
   const sandbox = await startSandbox({
@@ -68,7 +79,7 @@ export async function startEmbeddedSandbox(
       configPath: daemonConfig.configPath,
       dataDir,
       execution,
-      ledgerPath: ledgerPathOf({ dataDir, execution }),
+      ledgerPath,
       daemon: daemonConfig.daemon,
       secrets: {
         apiKey: sandbox.service.credential.apiKey,
@@ -77,9 +88,10 @@ export async function startEmbeddedSandbox(
         extraWalletKeys: {},
       },
     }
-    const archivedLedger = await archiveLedgerOfOtherChains(config.ledgerPath, sandbox, progress)
-    if (archivedLedger) progress(`  the previous sandbox run's ledger was moved to ${archivedLedger}`)
-    return { sandbox, config, archivedLedger }
+    const { archived, carriedHalt } = await archiveLedgerOfOtherChains(ledgerPath, sandbox, progress)
+    if (archived) progress(`  the previous sandbox run's ledger was moved to ${archived}`)
+    if (carriedHalt) progress(carriedHaltLine(carriedHalt, daemonConfig.configPath))
+    return { sandbox, config, archivedLedger: archived, carriedHalt }
   } catch (error) {
     await sandbox.stop()
     throw error
@@ -100,6 +112,33 @@ export function unfinishedLeftByEmbeddedRun(count: number, ledgerPath: string): 
   return `${plural(count, 'execution')} left unfinished: the embedded sandbox's chains end with this run, so they stay as they are in ${ledgerPath}, which the next start moves to ${join(dirname(ledgerPath), 'archive')}/`
 }
 
+/**
+ * The line of a start whose archived ledger was halted: the halt goes on in the new one.
+ *
+ * @example
+ * carriedHaltLine({ halted: true, reason: 'operator: stockroute halt', changedAtMs: 0 }, '/repo/config/default.json')
+ * // "  its kill switch was halted (reason: operator: stockroute halt, since 1970-01-01T00:00:00.000Z): this run starts halted too, nothing is signed until `stockroute resume --config config/default.json`"
+ */
+function carriedHaltLine(halt: Extract<KillSwitchState, { halted: true }>, configPath: string): string {
+  const shown = relative(process.cwd(), configPath)
+  const config = shown === '' || shown.startsWith('..') || isAbsolute(shown) ? configPath : shown
+  return `  its kill switch was halted (reason: ${halt.reason}, since ${new Date(halt.changedAtMs).toISOString()}): this run starts halted too, nothing is signed until \`stockroute resume --config ${config}\``
+}
+
+/**
+ * Refuses, before the sandbox's chains start, a ledger a live process owns (a daemon already
+ * running on it): the claim is taken and released at once, so the error is the one a second open
+ * gets (`LEDGER_IN_USE`, naming the owner). The archive claims it again once the chains run.
+ */
+function refuseLedgerOfLiveOwner(ledgerPath: string, progress: (line: string) => void): void {
+  if (!existsSync(ledgerPath)) return
+  openLedger({
+    path: ledgerPath,
+    walCheckpoints: 'inline',
+    onMigrationProgress: migrationProgressPrinter(progress),
+  }).close()
+}
+
 /** The chains a ledger was written for, by their genesis block hashes, kept beside it. */
 type SandboxRunMarker = { chains: { chainId: number; genesisHash: string }[] }
 
@@ -107,7 +146,7 @@ async function archiveLedgerOfOtherChains(
   ledgerPath: string,
   sandbox: Sandbox,
   progress: (line: string) => void,
-): Promise<string | null> {
+): Promise<{ archived: string | null; carriedHalt: EmbeddedRun['carriedHalt'] }> {
   const markerPath = `${ledgerPath}.sandbox.json`
   const current: SandboxRunMarker = {
     chains: await Promise.all(
@@ -119,19 +158,36 @@ async function archiveLedgerOfOtherChains(
   }
   mkdirSync(dirname(ledgerPath), { recursive: true })
   let archived: string | null = null
+  let carriedHalt: EmbeddedRun['carriedHalt'] = null
   if (existsSync(ledgerPath)) {
     const previous = existsSync(markerPath) ? readFileSync(markerPath, 'utf8') : ''
     if (previous !== JSON.stringify(current)) {
       // A live daemon's ledger is never moved from under it: claiming it refuses with its owner.
-      openLedger({ path: ledgerPath, onMigrationProgress: migrationProgressPrinter(progress) }).close()
+      const old = openLedger({ path: ledgerPath, onMigrationProgress: migrationProgressPrinter(progress) })
+      let killSwitch: KillSwitchState
+      try {
+        killSwitch = old.risk.killSwitch()
+      } finally {
+        old.close()
+      }
       const folder = join(ledgerPath, '..', 'archive')
       mkdirSync(folder, { recursive: true })
       archived = join(folder, `stockroute-${new Date().toISOString().replaceAll(':', '-')}.sqlite`)
       for (const suffix of ['', '-wal', '-shm']) {
         if (existsSync(`${ledgerPath}${suffix}`)) renameSync(`${ledgerPath}${suffix}`, `${archived}${suffix}`)
       }
+      // The operator's halt outlives the chains: nothing is signed on the new ones until a resume.
+      if (killSwitch.halted) {
+        const fresh = openLedger({ path: ledgerPath, walCheckpoints: 'inline' })
+        try {
+          fresh.risk.halt(`${killSwitch.reason} (carried over from archive/${basename(archived)})`)
+        } finally {
+          fresh.close()
+        }
+        carriedHalt = killSwitch
+      }
     }
   }
   writeFileSync(markerPath, JSON.stringify(current))
-  return archived
+  return { archived, carriedHalt }
 }

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { unfinishedAtStopLine } from '../../src/cli/commands/startAction.js'
 import type { DaemonReport } from '../../src/daemon/startDaemon.js'
 import { openLedger } from '../../src/store/index.js'
-import { exitOf, repoRoot } from '../helpers/processes.js'
+import { anvilChildrenOf, exitOf, repoRoot } from '../helpers/processes.js'
 
 // `npm start` runs `stockroute start` on config/default.json: an embedded sandbox (two chains and
 // the service in process), the daemon's own funded wallet, and the demo strategies on both chains.
@@ -15,17 +15,21 @@ import { exitOf, repoRoot } from '../helpers/processes.js'
 const folder = mkdtempSync(join(tmpdir(), 'stockroute-start-'))
 afterAll(() => rmSync(folder, { recursive: true, force: true }))
 
-function demoConfig(): string {
+function demoConfig(dataDir = 'data'): string {
   const config = JSON.parse(readFileSync(join(repoRoot, 'config', 'default.json'), 'utf8')) as Record<
     string,
     unknown
   >
-  const path = join(folder, 'default.json')
-  writeFileSync(path, JSON.stringify({ ...config, dataDir: 'data' }))
+  const path = join(folder, `${dataDir}.json`)
+  writeFileSync(path, JSON.stringify({ ...config, dataDir }))
   return path
 }
 
-async function runFor(configPath: string, seconds: number) {
+async function runFor(
+  configPath: string,
+  seconds: number,
+  options: { whileRunning?: (pid: number) => void } = {},
+) {
   const child = spawn(
     process.execPath,
     ['bin/stockroute.js', 'start', '--config', configPath, '--duration', String(seconds)],
@@ -42,7 +46,12 @@ async function runFor(configPath: string, seconds: number) {
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString()
   })
+  const watch =
+    options.whileRunning && child.pid !== undefined
+      ? setInterval(options.whileRunning, 20, child.pid)
+      : undefined
   const exit = await exitOf(child)
+  clearInterval(watch)
   return { exit, stdout, stderr }
 }
 
@@ -105,6 +114,62 @@ it('runs the embedded demo for a bounded time: trades on both chains, exits 0; n
   expect(second.stderr).toMatch(/the previous sandbox run's ledger was moved to .*archive/)
   expect(readdirSync(join(folder, 'data', 'archive')).some((name) => name.endsWith('.sqlite'))).toBe(true)
   expect(existsSync(ledgerPath)).toBe(true)
+})
+
+it('a start on a ledger whose kill switch is halted archives it but carries the halt over: the new run signs nothing until `stockroute resume`, and says so', {
+  timeout: 60_000,
+}, async () => {
+  const configPath = demoConfig('halted')
+  const ledgerPath = join(folder, 'halted', 'stockroute.sqlite')
+  // A previous run's ledger, halted by the operator (`stockroute halt`), with no chains of this run.
+  const previous = openLedger({ path: ledgerPath })
+  const { changedAtMs } = previous.risk.halt('operator: unexpected fills')
+  previous.close()
+
+  const run = await runFor(configPath, 3)
+  expect(run.exit, run.stderr).toEqual({ code: 0, signal: null })
+  const [archived] = /the previous sandbox run's ledger was moved to (\S+)/.exec(run.stderr)?.slice(1) ?? []
+  expect(archived).toMatch(/archive/)
+  expect(run.stderr).toContain(
+    `  its kill switch was halted (reason: operator: unexpected fills, since ${new Date(changedAtMs ?? 0).toISOString()}): this run starts halted too, nothing is signed until \`stockroute resume --config ${configPath}\``,
+  )
+  expect(run.stdout).not.toMatch(/✓ (buy|sell)/)
+  const ledger = openLedger({ path: ledgerPath, readonly: true })
+  const killSwitch = ledger.risk.killSwitch()
+  const fills = ledger.fills.listFills()
+  ledger.close()
+  expect(killSwitch).toMatchObject({
+    halted: true,
+    reason: `operator: unexpected fills (carried over from archive/${basename(archived ?? '')})`,
+  })
+  expect(fills).toEqual([])
+  const old = openLedger({ path: archived ?? '', readonly: true })
+  expect(old.risk.killSwitch()).toMatchObject({ halted: true, reason: 'operator: unexpected fills' })
+  old.close()
+})
+
+it('a second start on a ledger a live process owns is refused before any chain starts', async () => {
+  const configPath = demoConfig('owned')
+  // This process claims the ledger, as a running daemon does.
+  const owner = openLedger({
+    path: join(folder, 'owned', 'stockroute.sqlite'),
+    owner: { command: 'stockroute start' },
+  })
+  const anvils = new Set<number>()
+  try {
+    const run = await runFor(configPath, 3, {
+      whileRunning: (pid) => {
+        for (const anvil of anvilChildrenOf(pid)) anvils.add(anvil)
+      },
+    })
+    expect(run.exit).toEqual({ code: 1, signal: null })
+    expect(run.stderr).toContain(`LEDGER_IN_USE`)
+    expect(run.stderr).toContain(`in use by process ${process.pid} on `)
+    expect(run.stderr).not.toMatch(/starting the embedded sandbox|chain \d+ \(.*\) ready/)
+    expect([...anvils]).toEqual([])
+  } finally {
+    owner.close()
+  }
 })
 
 it('says what becomes of executions left unfinished: on an embedded sandbox they stay as they are (its chains end with the run); on a real deployment the next start recovers them', () => {
