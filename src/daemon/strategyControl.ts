@@ -1,3 +1,4 @@
+import type { StrategyActivity } from '../store/index.js'
 import type { Ledger } from '../store/openLedger.js'
 import { type AnyStrategy, nextCronFireTime } from '../strategy/index.js'
 import type { StrategyStatus } from './controlApi/controlPlane.js'
@@ -17,7 +18,7 @@ export type StrategyControl = {
 /**
  * Strategies run unless an operator switched one off; switches are kept in the ledger, so a
  * strategy turned off stays off across restarts until turned on again. Last runs live in memory
- * (this daemon's life).
+ * (this daemon's life); what each traded is read from the ledger's executions at each listing.
  *
  * @example
  * const control = createStrategyControl({ strategies, ledger })
@@ -26,13 +27,15 @@ export type StrategyControl = {
  */
 export function createStrategyControl(parameters: {
   strategies: readonly AnyStrategy[]
-  ledger: Pick<Ledger, 'strategySwitches'>
+  ledger: Pick<Ledger, 'strategySwitches' | 'executions'>
   now?: (() => number) | undefined
 }): StrategyControl {
   const { strategies, ledger, now = Date.now } = parameters
   const switches = new Map(ledger.strategySwitches.list().map((entry) => [entry.strategy, entry]))
   const lastRuns = new Map<string, StrategyRun>()
-  const statusOf = (strategy: AnyStrategy): StrategyStatus => {
+  const activity = () =>
+    new Map(ledger.executions.listStrategyActivity().map((entry) => [entry.strategy, entry]))
+  const statusOf = (strategy: AnyStrategy, traded: ReadonlyMap<string, StrategyActivity>): StrategyStatus => {
     const switched = switches.get(strategy.id)
     const enabled = switched?.enabled ?? true
     return {
@@ -41,6 +44,7 @@ export function createStrategyControl(parameters: {
       enabled,
       switched: switched ? { enabled: switched.enabled, reason: switched.reason, atMs: switched.atMs } : null,
       lastRun: lastRuns.get(strategy.id) ?? null,
+      trades: tradesOf(traded.get(strategy.id)),
       nextRunAtMs:
         enabled && strategy.kind === 'schedule'
           ? nextCronFireTime({ expression: strategy.cron, timezone: strategy.timezone, afterMs: now() })
@@ -52,12 +56,29 @@ export function createStrategyControl(parameters: {
     recordRun: (id, run) => {
       lastRuns.set(id, run)
     },
-    list: () => strategies.map(statusOf),
+    list: () => {
+      const traded = activity()
+      return strategies.map((strategy) => statusOf(strategy, traded))
+    },
     setEnabled(id, enabled, reason) {
       const strategy = strategies.find((candidate) => candidate.id === id)
       if (!strategy) return undefined
       switches.set(id, ledger.strategySwitches.set(id, enabled, reason))
-      return statusOf(strategy)
+      return statusOf(strategy, activity())
     },
+  }
+}
+
+/**
+ * A strategy's trades as the control plane shows them: zeros and never for one without executions.
+ *
+ * @example
+ * tradesOf(undefined) // { submitted: 0, confirmed: 0, lastAtMs: null }
+ */
+export function tradesOf(activity: StrategyActivity | undefined): StrategyStatus['trades'] {
+  return {
+    submitted: activity?.submitted ?? 0,
+    confirmed: activity?.confirmed ?? 0,
+    lastAtMs: activity?.lastTradeAtMs ?? null,
   }
 }

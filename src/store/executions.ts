@@ -20,6 +20,7 @@ import {
   isAllowedTransition,
 } from './executionStates.js'
 import { type ExecutionFilter, listExecutions } from './listExecutions.js'
+import { listStrategyActivity, type StrategyActivity } from './strategyActivity.js'
 
 export type {
   ExecutionEvent,
@@ -29,6 +30,7 @@ export type {
   NewExecution,
 } from './executionRecord.js'
 export * from './executionStates.js'
+export type { StrategyActivity } from './strategyActivity.js'
 
 // ---------------------------------------------------------------------------------------------
 // Repository
@@ -101,6 +103,15 @@ export type ExecutionsRepository = {
   listExecutionEvents(executionId: number): ExecutionEvent[]
   /** Executions by state, chain, ticker, strategy and creation time, newest first, a page at a time. */
   listExecutions(filter?: ExecutionFilter): ExecutionRecord[]
+  /**
+   * Per strategy that ever submitted an intent: how many executions, how many confirmed, and when
+   * it last traded (its last confirmation).
+   *
+   * @example
+   * ledger.executions.listStrategyActivity()
+   * // [{ strategy: 'dca-aapl', submitted: 3, confirmed: 2, lastTradeAtMs: 1748874718000 }]
+   */
+  listStrategyActivity(): StrategyActivity[]
 }
 
 /** Builds the executions repository over an open database (see `openLedger`). */
@@ -156,6 +167,7 @@ export function createExecutionsRepository({ db, now }: RepositoryContext): Exec
       return selectEvents.all(executionId).map(toEvent)
     },
     listExecutions: listExecutions({ db, now }),
+    listStrategyActivity: listStrategyActivity({ db, now }),
   }
 }
 

@@ -151,7 +151,15 @@ describe('without a daemon: the ledger directly', () => {
     expect(printed(positions)).toEqual({ positions: [] })
     expect(printed(strategies)).toEqual({
       strategies: [
-        { id: 'idle-aapl', kind: 'limit', enabled: true, switched: null, lastRun: null, nextRunAt: null },
+        {
+          id: 'idle-aapl',
+          kind: 'limit',
+          enabled: true,
+          switched: null,
+          lastRun: null,
+          trades: { submitted: 1, confirmed: 0, lastAt: null },
+          nextRunAt: null,
+        },
       ],
     })
   })
@@ -170,6 +178,66 @@ describe('without a daemon: the ledger directly', () => {
       /stale runtime file .*stockroute\.sqlite\.runtime\.json ignored: its daemon, pid \d+, is not running/,
     )
     expect(printed(run)).toMatchObject({ halted: true, via: 'ledger' })
+  })
+})
+
+describe('strategies without a daemon: what each traded, from the ledger', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'stockroute-cli-strategies-'))
+  const configPath = join(dir, 'stockroute.json')
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      service: { baseUrl: 'http://127.0.0.1:9' },
+      chains: [
+        {
+          chainId: 31337,
+          rpcUrl: 'http://127.0.0.1:9',
+          executorAddress: '0x0000000000000000000000000000000000000001',
+          operatorAddress: '0x0000000000000000000000000000000000000002',
+        },
+      ],
+      dataDir: 'data',
+      strategies: [idleStrategy(31337), { ...idleStrategy(31337), id: 'buyer-aapl', limitPrice: '1000' }],
+    }),
+  )
+  mkdirSync(join(dir, 'data'))
+  const ledger = openLedger({ path: join(dir, 'data', 'stockroute.sqlite') })
+  const bought = ledger.executions.createExecution({
+    intentId: 'buyer-aapl-1',
+    chainId: 31337,
+    ticker: 'AAPL',
+    exchange: 0,
+    side: 'buy',
+    amountIn: '100',
+    amountType: 'stablecoin',
+    strategy: 'buyer-aapl',
+  })
+  let state: 'intent' | 'quoting' | 'quoted' | 'submitted' | 'confirmed' = 'intent'
+  for (const next of ['quoting', 'quoted', 'submitted', 'confirmed'] as const) {
+    ledger.executions.transition(bought.id, state, next, `test: to ${next}`)
+    state = next
+  }
+  const confirmedAt = new Date(ledger.executions.getExecution(bought.id)?.updatedAtMs ?? 0).toISOString()
+  ledger.close()
+
+  it('shows per strategy its last trade (or never) and how many it submitted and confirmed', async () => {
+    const [json, text] = await Promise.all([
+      runStockroute(['strategies', '--json', '--config', configPath]),
+      runStockroute(['strategies', '--config', configPath]),
+    ])
+    expect(json.code, json.stderr).toBe(0)
+    expect(printed(json).strategies).toMatchObject([
+      { id: 'idle-aapl', trades: { submitted: 0, confirmed: 0, lastAt: null } },
+      { id: 'buyer-aapl', trades: { submitted: 1, confirmed: 1, lastAt: confirmedAt } },
+    ])
+    expect(text.code, text.stderr).toBe(0)
+    const lines = text.stdout.trimEnd().split('\n')
+    expect(lines[0]).toMatch(
+      /^ID\s+KIND\s+ENABLED\s+LAST RUN\s+LAST TRADE\s+SUBMITTED\s+CONFIRMED\s+NEXT RUN\s+SWITCHED$/,
+    )
+    expect(lines[1]).toMatch(/^idle-aapl\s+limit\s+yes\s+-\s+never\s+0\s+0\s+-\s+-$/)
+    expect(lines[2]).toMatch(/^buyer-aapl\s+limit\s+yes\s+-\s+(now|\d+s ago)\s+1\s+1\s+-\s+-$/)
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(120)
   })
 })
 
@@ -250,7 +318,9 @@ describe('through the running daemon', () => {
       new RegExp(`^not cancelled: execution ${swapped.executionId}: it has finished already`),
     )
     expect(printed(positions).positions).toMatchObject([{ chainId: chain.chainId, ticker: 'AAPL' }])
-    expect(printed(strategies).strategies).toMatchObject([{ id: 'idle-aapl', enabled: true }])
+    expect(printed(strategies).strategies).toMatchObject([
+      { id: 'idle-aapl', enabled: true, trades: { submitted: 0, confirmed: 0, lastAt: null } },
+    ])
 
     const disabled = await stockroute('strategies', 'disable', 'idle-aapl', '--reason', 'test: off', '--json')
     expect(disabled.code, disabled.stderr).toBe(0)

@@ -53,8 +53,13 @@ const pathTo: Record<ExecutionState, ExecutionState[]> = {
   rejected: ['rejected'],
 }
 
-function driveTo(ledger: Ledger, intentId: string, target: ExecutionState): number {
-  const { id } = ledger.executions.createExecution(newExecution(intentId))
+function driveTo(
+  ledger: Ledger,
+  intentId: string,
+  target: ExecutionState,
+  overrides: Partial<NewExecution> = {},
+): number {
+  const { id } = ledger.executions.createExecution(newExecution(intentId, overrides))
   let state: ExecutionState = 'intent'
   for (const next of pathTo[target]) {
     ledger.executions.transition(id, state, next, `to ${next}`)
@@ -281,6 +286,24 @@ describe('executions', () => {
       quoting,
     ])
     expect(reopened.executions.listUnfinishedExecutions({ chainId: 1 })).toEqual([])
+    reopened.close()
+  })
+
+  it('tells per strategy how many executions it submitted, how many confirmed, and when it last traded', () => {
+    const path = folder.path()
+    let clock = 1_000
+    const ledger = openLedger({ path, now: () => clock++ })
+    driveTo(ledger, 's-1', 'confirmed', { strategy: 'dca-aapl' })
+    const lastConfirmedAtMs = clock - 1
+    driveTo(ledger, 's-2', 'rejected', { strategy: 'dca-aapl' })
+    driveTo(ledger, 's-3', 'submitted', { strategy: 'idle-tsla' })
+    driveTo(ledger, 's-4', 'confirmed') // through the API: no strategy
+    ledger.close()
+    const reopened = openLedger({ path, readonly: true })
+    expect(reopened.executions.listStrategyActivity()).toEqual([
+      { strategy: 'dca-aapl', submitted: 2, confirmed: 1, lastTradeAtMs: lastConfirmedAtMs },
+      { strategy: 'idle-tsla', submitted: 1, confirmed: 0, lastTradeAtMs: null },
+    ])
     reopened.close()
   })
 })

@@ -3,7 +3,7 @@ import {
   strategyListSchema,
   strategyViewSchema,
 } from '../../daemon/controlApi/contract.js'
-import { openLedger } from '../../store/index.js'
+import { openLedger, type StrategyActivity } from '../../store/index.js'
 import { announcePath, findDaemon, requireDaemon } from '../daemon/findDaemon.js'
 import { type LedgerTarget, readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { formatTable } from '../formatTable.js'
@@ -31,7 +31,7 @@ export async function listStrategies(options: StrategiesOptions) {
           )
         ).strategies
       : readStrategies(target)
-  printResult(options.json, { strategies: list }, () => strategyTable(list))
+  printResult(options.json, { strategies: list }, () => strategyTable(list, Date.now()))
 }
 
 /** What `stockroute strategies enable|disable <id>` runs: the switch, through the running daemon only. */
@@ -56,9 +56,13 @@ export async function switchStrategy(action: 'enable' | 'disable', id: string, o
 
 type SwitchRow = { strategy: string; enabled: number; reason: string; changed_at_ms: number }
 
-/** The config's strategies with the ledger's switches (no run is known without the daemon). */
+/**
+ * The config's strategies with the ledger's switches and what each traded (no run is known without
+ * the daemon).
+ */
 function readStrategies(target: LedgerTarget): StrategyView[] {
   let switches = new Map<string, SwitchRow>()
+  let traded = new Map<string, StrategyActivity>()
   try {
     const ledger = openLedger({ path: target.ledgerPath, readonly: true })
     try {
@@ -66,6 +70,7 @@ function readStrategies(target: LedgerTarget): StrategyView[] {
         .prepare<[], SwitchRow>('SELECT strategy, enabled, reason, changed_at_ms FROM strategy_switches')
         .all()
       switches = new Map(rows.map((row) => [row.strategy, row]))
+      traded = new Map(ledger.executions.listStrategyActivity().map((entry) => [entry.strategy, entry]))
     } finally {
       ledger.close()
     }
@@ -75,6 +80,7 @@ function readStrategies(target: LedgerTarget): StrategyView[] {
   }
   return target.daemon.strategies.map((strategy) => {
     const switched = switches.get(strategy.id)
+    const trades = traded.get(strategy.id)
     return {
       id: strategy.id,
       kind: strategy.kind,
@@ -87,34 +93,77 @@ function readStrategies(target: LedgerTarget): StrategyView[] {
           }
         : null,
       lastRun: null,
+      trades: {
+        submitted: trades?.submitted ?? 0,
+        confirmed: trades?.confirmed ?? 0,
+        lastAt: trades?.lastTradeAtMs == null ? null : new Date(trades.lastTradeAtMs).toISOString(),
+      },
       // Nothing runs without the daemon.
       nextRunAt: null,
     }
   })
 }
 
-function strategyTable(strategies: readonly StrategyView[]): string {
+/**
+ * The list as a table, times relative to `nowMs` (the ISO times are in --json), then a line per
+ * strategy whose last run threw or had intents refused.
+ */
+function strategyTable(strategies: readonly StrategyView[], nowMs: number): string {
   if (strategies.length === 0) return 'no strategies configured'
-  return formatTable(
+  const table = formatTable(
     [
       { header: 'ID' },
       { header: 'KIND' },
       { header: 'ENABLED' },
-      { header: 'SWITCHED' },
       { header: 'LAST RUN' },
+      { header: 'LAST TRADE' },
+      { header: 'SUBMITTED', align: 'right' },
+      { header: 'CONFIRMED', align: 'right' },
       { header: 'NEXT RUN' },
+      { header: 'SWITCHED' },
     ],
     strategies.map((strategy) => [
       strategy.id,
       strategy.kind,
       strategy.enabled ? 'yes' : 'no',
+      strategy.lastRun ? relativeTime(strategy.lastRun.at, nowMs) : '-',
+      strategy.trades.lastAt ? relativeTime(strategy.trades.lastAt, nowMs) : 'never',
+      String(strategy.trades.submitted),
+      String(strategy.trades.confirmed),
+      strategy.nextRunAt ? relativeTime(strategy.nextRunAt, nowMs) : '-',
       strategy.switched
-        ? `${strategy.switched.enabled ? 'on' : 'off'} at ${strategy.switched.at}: ${strategy.switched.reason}`
+        ? `${strategy.switched.enabled ? 'on' : 'off'} ${relativeTime(strategy.switched.at, nowMs)}: ${strategy.switched.reason}`
         : '-',
-      strategy.lastRun
-        ? `${strategy.lastRun.at}: ${strategy.lastRun.submitted} submitted, ${strategy.lastRun.refused} refused${strategy.lastRun.error ? `, error ${strategy.lastRun.error}` : ''}`
-        : '-',
-      strategy.nextRunAt ?? '-',
     ]),
   )
+  const notes = strategies.flatMap((strategy) => {
+    const run = strategy.lastRun
+    if (run?.error) return [`${strategy.id}: its last run threw: ${run.error}`]
+    if (run && run.refused > 0)
+      return [`${strategy.id}: its last run had ${run.refused} intent(s) refused before execution`]
+    return []
+  })
+  return [table, ...notes].join('\n')
+}
+
+/**
+ * An ISO time relative to `nowMs`, in its largest whole unit.
+ *
+ * @example
+ * relativeTime('2025-06-02T14:31:58.000Z', Date.parse('2025-06-02T14:32:00.000Z')) // '2s ago'
+ * relativeTime('2025-06-02T16:32:00.000Z', Date.parse('2025-06-02T14:32:00.000Z')) // 'in 2h'
+ */
+export function relativeTime(iso: string, nowMs: number): string {
+  const deltaMs = Date.parse(iso) - nowMs
+  const seconds = Math.round(Math.abs(deltaMs) / 1000)
+  const amount =
+    seconds < 60
+      ? `${seconds}s`
+      : seconds < 3600
+        ? `${Math.floor(seconds / 60)}m`
+        : seconds < 86_400
+          ? `${Math.floor(seconds / 3600)}h`
+          : `${Math.floor(seconds / 86_400)}d`
+  if (seconds === 0) return 'now'
+  return deltaMs > 0 ? `in ${amount}` : `${amount} ago`
 }

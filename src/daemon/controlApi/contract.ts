@@ -611,7 +611,14 @@ export const strategyViewSchema = z
         error: z.string().nullable(),
       })
       .nullable()
-      .describe("its last evaluation in this daemon's life"),
+      .describe("its last evaluation in this daemon's life (every strategy is evaluated at each tick)"),
+    trades: z
+      .object({
+        submitted: z.number().int().describe('executions its intents created, in any state'),
+        confirmed: z.number().int().describe('those confirmed'),
+        lastAt: isoTime.nullable().describe('when the last was confirmed; null: it never traded'),
+      })
+      .describe("from the ledger's executions: every run, kept across restarts"),
     nextRunAt: isoTime
       .nullable()
       .describe(

@@ -26,6 +26,11 @@ export type StrategyStatus = {
     error: string | null
   } | null
   /**
+   * What it traded, from the ledger's executions (every run, kept across restarts): executions its
+   * intents created, those confirmed, and when the last was confirmed (epoch ms; null: never).
+   */
+  trades: { submitted: number; confirmed: number; lastAtMs: number | null }
+  /**
    * When it runs next: a schedule's next cron fire (epoch ms); null for the other kinds, which are
    * evaluated at every market-data tick, and for a strategy switched off.
    */

@@ -1,5 +1,5 @@
-// Strategies: each configured strategy, whether it runs, the last switch and the last run, and
-// switches to enable or disable it with a reason (kept across restarts by the daemon).
+// Strategies: each configured strategy, whether it runs, the last switch, the last run, what it
+// traded (from the ledger: executions submitted and confirmed, the last confirmation), and switches to enable or disable it with a reason (kept across restarts by the daemon).
 
 import { api, Unauthorized } from './api.js'
 import { card, clear, el, row, table, timeText } from './dom.js'
@@ -38,7 +38,19 @@ export async function renderStrategies(main, { onUnauthorized }) {
     const { strategies } = await api('/v1/strategies')
     clear(listBox).append(
       table(
-        ['id', 'kind', 'state', 'last switch', 'last run', 'submitted', 'refused', 'error', 'next run', ''],
+        [
+          'id',
+          'kind',
+          'state',
+          'last switch',
+          'last run',
+          'last trade',
+          'submitted',
+          'confirmed',
+          'last run error',
+          'next run',
+          '',
+        ],
         strategies.map((strategy) =>
           row([
             strategy.id,
@@ -51,9 +63,15 @@ export async function renderStrategies(main, { onUnauthorized }) {
               class: 'wrap',
             },
             timeText(strategy.lastRun?.at),
-            { text: strategy.lastRun?.submitted ?? '–', class: 'num' },
-            { text: strategy.lastRun?.refused ?? '–', class: 'num' },
-            { text: strategy.lastRun?.error ?? '', class: 'wrap' },
+            strategy.trades.lastAt ? timeText(strategy.trades.lastAt) : 'never',
+            { text: strategy.trades.submitted, class: 'num' },
+            { text: strategy.trades.confirmed, class: 'num' },
+            {
+              text:
+                strategy.lastRun?.error ??
+                (strategy.lastRun?.refused ? `${strategy.lastRun.refused} intent(s) refused` : ''),
+              class: 'wrap',
+            },
             // Strategies are evaluated on every market-data tick while enabled.
             strategy.nextRunAt
               ? timeText(strategy.nextRunAt)

@@ -8,7 +8,8 @@ const isoTime = (ms: number) => new Date(ms).toISOString()
  *
  * @example
  * toStrategyView(plane.strategies.list()[0])
- * // { id: 'dca-aapl', kind: 'dca', enabled: true, switched: null, lastRun: { at: '2025-…', submitted: 1, … } }
+ * // { id: 'dca-aapl', kind: 'dca', enabled: true, switched: null, lastRun: { at: '2025-…', submitted: 1, … },
+ * //   trades: { submitted: 4, confirmed: 3, lastAt: '2025-…' }, nextRunAt: null }
  */
 export function toStrategyView(status: StrategyStatus): StrategyView {
   return {
@@ -32,6 +33,11 @@ export function toStrategyView(status: StrategyStatus): StrategyView {
             refused: status.lastRun.refused,
             error: status.lastRun.error,
           },
+    trades: {
+      submitted: status.trades.submitted,
+      confirmed: status.trades.confirmed,
+      lastAt: status.trades.lastAtMs === null ? null : isoTime(status.trades.lastAtMs),
+    },
     nextRunAt: status.nextRunAtMs === null ? null : isoTime(status.nextRunAtMs),
   }
 }
