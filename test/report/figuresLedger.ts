@@ -1,7 +1,7 @@
 import { createServiceClient, type ServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import type { ExchangeCode } from '@stockroute/client/domain/markets.js'
 import type { LocalChain } from '@stockroute/sandbox/localChains.js'
-import { type Address, erc20Abi, formatUnits } from 'viem'
+import { type Address, erc20Abi } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { syncCorporateActions } from '../../src/daemon/jobs/syncCorporateActions.js'
@@ -10,16 +10,17 @@ import type { Report, ReportContext } from '../../src/report/types.js'
 import { type Ledger, openLedger } from '../../src/store/index.js'
 import { engineChainsOf, engineLedgers, testEngineSettings } from '../helpers/engine.js'
 import { clientsFor, fundAddress, tokenOf } from '../helpers/localChains.js'
+import { holdPricesAtReference, setLastPrices } from '../helpers/pinnedPrices.js'
 import { apiCall } from '../helpers/sandboxService.js'
 import { usePrivateChains } from '../sandbox/service/ledger/ledgerFixtures.js'
 
 // The ledger behind the report-figure tests, made by real trades on a sandbox of the test file's
 // own (corporate actions touch every holder of a token, so no other file may trade these tokens):
-// two buys and a sell of NVDA at the prices the sandbox gives (strategies alpha and beta), a
-// 2-for-1 split, a dividend, a ticker change NVDA → NVDX, and an HK buy (9988, HKD) on the chain
-// with an 18-decimal asset. The tests work their expectations out by hand, step by step, from the
-// fills' own amounts (`handFigures`), and format them with the helpers here, which are independent
-// of src/report/formatAmount.ts.
+// two buys and a sell of NVDA (strategies alpha and beta), a 2-for-1 split, a dividend, a ticker
+// change NVDA → NVDX, and an HK buy (9988, HKD) on the chain with an 18-decimal asset. The
+// sandbox's market is held at known prices while trading, so every fill, and every figure the
+// reports derive from the fills, is worked out by hand below (`handFigures`), as constants with
+// their arithmetic, not recomputed from the ledger's rows with the reports' own formulas.
 
 export type FillRow = {
   seq: number
@@ -31,28 +32,6 @@ export type FillRow = {
   block_time: number
 }
 
-// Independent of src/report/formatAmount.ts: exact for 6 decimals, half-up to 6 digits for 18.
-export const usd6 = (value: bigint) => formatUnits(value, 6)
-export const usd18 = (value: bigint) => {
-  const negative = value < 0n
-  const magnitude = negative ? -value : value
-  const rounded = (magnitude + 500_000_000_000n) / 1_000_000_000_000n
-  return (negative && rounded !== 0n ? '-' : '') + formatUnits(rounded, 6)
-}
-export const fx8 = (value: bigint) => {
-  // 1e8-scaled market-currency amounts, shown with at most 6 fraction digits (half away from zero).
-  const negative = value < 0n
-  const magnitude = negative ? -value : value
-  const rounded = (magnitude + 50n) / 100n
-  return (negative && rounded !== 0n ? '-' : '') + formatUnits(rounded, 6)
-}
-export const halfAway = (numerator: bigint, denominator: bigint) => {
-  const negative = numerator < 0n
-  const magnitude = negative ? -numerator : numerator
-  const quotient = magnitude / denominator
-  const rounded = (magnitude % denominator) * 2n >= denominator ? quotient + 1n : quotient
-  return negative ? -rounded : rounded
-}
 export const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 export function table(report: Report, key: string) {
@@ -74,6 +53,79 @@ export const sums = (parts: Partial<Record<string, string | number>>, chainId: n
   corporate_actions: 0,
   ...parts,
 })
+
+/**
+ * The trades' figures worked out by hand, base units (6 decimals on chain A, 18 on chain B), with
+ * the decimal each report shows beside it. The fee is 10 bps of the gross, rounded up to the base
+ * unit; a stablecoin buy spends at most amount / 1.001 on whole shares (HK: whole lots of 100).
+ */
+export const handFills = {
+  // NVDA at 138.85 USD. b1 (alpha) offers 1000: 1000 / 1.001 / 138.85 = 7.19 → 7 shares;
+  // 7 × 138.85 = 971.95, fee 0.97195, paid 972.92195.
+  b1: { is_buy: 1, amount_in: '972921950', amount_out: '7', fee_amount: '971950' },
+  // b2 (beta) offers 600 at 138.8501 (a hundredth of a cent up, so its fee and its cost per share
+  // are not whole): 600 / 1.001 / 138.8501 = 4.32 → 4 shares; 555.4004, fee 0.5554004 → 0.555401
+  // (up), paid 555.955801.
+  b2: { is_buy: 1, amount_in: '555955801', amount_out: '4', fee_amount: '555401' },
+  // s1 (alpha) sells half the 11 held, 5 shares, at 138.85: 694.25 less the fee 0.69425, 693.55575.
+  s1: { is_buy: 0, amount_in: '5', amount_out: '693555750', fee_amount: '694250' },
+  // 9988 at 84.15 HKD × 0.1285 = 10.813275 USD, 18 decimals. hb offers 2500: 2500 / 1.001 / 1081.3275
+  // (a lot) = 2.31 → 2 lots, 200 shares; 2162.655, fee 2.162655, paid 2164.817655.
+  hb: {
+    is_buy: 1,
+    amount_in: '2164817655000000000000',
+    amount_out: '200',
+    fee_amount: '2162655000000000000',
+  },
+} as const
+
+/** What the reports show of the trades, worked out by hand from {@link handFills}. */
+export const handFigures = {
+  nvda: {
+    // Average cost: 11 shares cost 972.92195 + 555.955801 = 1528.877751. The 5 sold take
+    // 1528.877751 × 5 / 11 = 694.94443227… → 694.944433 (rounded away from zero to the base
+    // unit): realized 693.55575 − 694.944433 = −1.388683; the 6 left cost 1528.877751 − 694.944433
+    // = 833.933318.
+    realized: '-1.388683',
+    // The 2-for-1 split doubles the shares, not the cost: 12 shares at 833.933318 / 12 = 69.4944431…
+    quantity: '12',
+    costBasis: '833.933318',
+    avgPrice: '69.494443',
+    // Priced at the last fill (the sell) halved by the split: 693.55575 / 5 / 2 = 69.355575;
+    // 12 × 69.355575 = 832.2669, less the cost 833.933318: −1.666418.
+    price: '69.355575',
+    marketValue: '832.2669',
+    unrealized: '-1.666418',
+    // 0.5 USD a share on the 12, 10% tax withheld: gross 6, tax 0.6, net 5.4.
+    dividend: { gross: '6', tax: '0.6', net: '5.4' },
+  },
+  hk: {
+    // 200 shares for 2164.817655: 10.824088275 each (= 84.15 × 1.001 = 84.23415 HKD), shown to 6
+    // digits; valued at that last fill, no gain.
+    quantity: '200',
+    costBasis: '2164.817655',
+    avgPrice: '10.824088',
+    avgPriceHkd: '84.23415',
+    unrealized: '0',
+    // Marked at 80 HKD = 80 × 0.1285 = 10.28 USD: 200 × 10.28 = 2056, less 2164.817655: −108.817655
+    // USD, / 0.1285 = −846.83 HKD.
+    market: {
+      price: '10.28',
+      priceHkd: '80',
+      marketValue: '2056',
+      unrealized: '-108.817655',
+      unrealizedHkd: '-846.83',
+    },
+  },
+  chainA: {
+    fees: '2.221601', // 0.97195 + 0.555401 + 0.69425
+    bought: '1528.877751', // 972.92195 + 555.955801
+    sold: '693.55575',
+    alpha: { fees: '1.6662', bought: '972.92195' }, // fees 0.97195 + 0.69425
+    beta: { fees: '0.555401', bought: '555.955801' },
+  },
+  chainB: { fees: '2.162655', bought: '2164.817655' },
+} as const
 
 /**
  * Registers the hooks that build the ledger (on private chains `chainIds`, distinct per test file)
@@ -182,12 +234,22 @@ export function useFiguresLedger(options: { chainIds: readonly [number, number] 
   beforeAll(async () => {
     nvda = tokenOf(chainA(), 'NVDA')
     hk = tokenOf(chainB(), '9988')
-    await trade(chainA(), 'NVDA', 0, 'buy', '1000', 'alpha')
-    await trade(chainA(), 'NVDA', 0, 'buy', '600', 'beta')
-    const held = ledger.positions.getPosition(chainA().chainId, nvda)?.balance ?? 0n
-    expect(held).toBeGreaterThan(1n)
-    await trade(chainA(), 'NVDA', 0, 'sell', String(held / 2n), 'alpha')
-    await trade(chainB(), '9988', 1, 'buy', '2500')
+    // The market at its reference prices (NVDA 138.85, 9988 84.15), for the quotes and the
+    // engine's guard alike, but for the second buy, quoted at 138.8501.
+    const prices = privateChains().service.context.prices
+    const releasePrices = holdPricesAtReference(prices)
+    try {
+      await trade(chainA(), 'NVDA', 0, 'buy', '1000', 'alpha')
+      const restoreNvda = setLastPrices(prices, { NVDA: '138.8501' })
+      await trade(chainA(), 'NVDA', 0, 'buy', '600', 'beta')
+      restoreNvda()
+      const held = ledger.positions.getPosition(chainA().chainId, nvda)?.balance ?? 0n
+      expect(held).toBe(11n)
+      await trade(chainA(), 'NVDA', 0, 'sell', String(held / 2n), 'alpha')
+      await trade(chainB(), '9988', 1, 'buy', '2500')
+    } finally {
+      releasePrices()
+    }
     await corporateAction({
       chain_id: chainA().chainId,
       ticker: 'NVDA',
@@ -210,7 +272,7 @@ export function useFiguresLedger(options: { chainIds: readonly [number, number] 
       },
     })
     dividend = (await assetBalance(chainA())) - cashBefore
-    expect(dividend).toBeGreaterThan(0n)
+    expect(dividend).toBe(5_400_000n) // 12 shares × 0.5 USD, less 10% tax
     await corporateAction({
       chain_id: chainA().chainId,
       ticker: 'NVDA',
@@ -225,7 +287,16 @@ export function useFiguresLedger(options: { chainIds: readonly [number, number] 
         )
         .all(),
     )
-    expect(fills).toHaveLength(4)
+    // The trades filled as worked out by hand: every expectation of the report tests rests on it.
+    const { b1, b2, s1, hb } = handFills
+    expect(
+      fills.map(({ is_buy, amount_in, amount_out, fee_amount }) => ({
+        is_buy,
+        amount_in,
+        amount_out,
+        fee_amount,
+      })),
+    ).toEqual([b1, b2, s1, hb])
     context = { ledger, now: () => now }
   }, 60_000)
 
@@ -239,47 +310,23 @@ export function useFiguresLedger(options: { chainIds: readonly [number, number] 
     return value
   }
 
-  /** Every figure the reports should show, worked out by hand from the fills. */
-  function handFigures() {
+  /**
+   * The chains and assets of this ledger, and the pnl sums of each chain's asset (zero income and
+   * unrealized left to each test), from {@link handFigures}.
+   */
+  function chainsAndSums() {
     built()
-    const [b1, b2, s1, hb] = fills as [FillRow, FillRow, FillRow, FillRow]
-    const big = (text: string) => BigInt(text)
-    // NVDA, average cost step by step (asset paid includes the fee; proceeds are net of it).
-    let nvdaQty = big(b1.amount_out) + big(b2.amount_out)
-    let nvdaCost = big(b1.amount_in) + big(b2.amount_in)
-    const sold = big(s1.amount_in)
-    const costOut = (nvdaCost * sold + nvdaQty - 1n) / nvdaQty // rounded away from zero (up)
-    const realized = big(s1.amount_out) - costOut
-    nvdaCost -= costOut
-    nvdaQty -= sold
-    nvdaQty *= 2n // 2-for-1 split: balance doubles, cost basis stays
-    const nvdaAvg = nvdaCost / nvdaQty
-    // Priced at the last fill (the sell), halved by the split after it.
-    const nvdaPrice = halfAway(big(s1.amount_out), sold * 2n)
-    const nvdaUnrealized = nvdaQty * nvdaPrice - nvdaCost
-    // 9988 on the 18-decimal chain: one buy.
-    const hkQty = big(hb.amount_out)
-    const hkCost = big(hb.amount_in)
-    const hkAvg = hkCost / hkQty
-    const hkFillPrice = halfAway(hkCost, hkQty)
-    const hkFx = 12_850_000n // 0.1285 USD per HKD, 1e8
-    const toHkd = (amount: bigint) => halfAway(amount * 10n ** 16n, hkFx * 10n ** 18n)
-    const [fee1, fee2, fee3, feeHk] = [b1, b2, s1, hb].map((fill) => big(fill.fee_amount)) as [
-      bigint,
-      bigint,
-      bigint,
-      bigint,
-    ]
-    const assetA = chainA().defaultAsset.address
-    const assetB = chainB().defaultAsset.address
     const A = chainA().chainId
     const B = chainB().chainId
+    const assetA = chainA().defaultAsset.address
+    const assetB = chainB().defaultAsset.address
+    const { chainA: a, chainB: b, nvda: n } = handFigures
     const chainASums = sums(
       {
-        realized_pnl: usd6(realized),
-        fees: usd6(fee1 + fee2 + fee3),
-        bought: usd6(big(b1.amount_in) + big(b2.amount_in)),
-        sold: usd6(big(s1.amount_out)),
+        realized_pnl: n.realized,
+        fees: a.fees,
+        bought: a.bought,
+        sold: a.sold,
         buys: 2,
         sells: 1,
         corporate_actions: 2,
@@ -287,36 +334,8 @@ export function useFiguresLedger(options: { chainIds: readonly [number, number] 
       A,
       assetA,
     )
-    const chainBSums = sums({ fees: usd18(feeHk), bought: usd18(hkCost), buys: 1 }, B, assetB)
-    return {
-      b1,
-      b2,
-      s1,
-      hb,
-      big,
-      nvdaQty,
-      nvdaCost,
-      realized,
-      nvdaAvg,
-      nvdaPrice,
-      nvdaUnrealized,
-      hkQty,
-      hkCost,
-      hkAvg,
-      hkFillPrice,
-      hkFx,
-      toHkd,
-      fee1,
-      fee2,
-      fee3,
-      feeHk,
-      assetA,
-      assetB,
-      A,
-      B,
-      chainASums,
-      chainBSums,
-    }
+    const chainBSums = sums({ fees: b.fees, bought: b.bought, buys: 1 }, B, assetB)
+    return { A, B, assetA, assetB, chainASums, chainBSums }
   }
 
   /** UTC days the ledger recorded its corporate actions and its income on. */
@@ -341,7 +360,7 @@ export function useFiguresLedger(options: { chainIds: readonly [number, number] 
     dividend: () => whenBuilt(dividend),
     nvda: () => whenBuilt(nvda),
     hk: () => whenBuilt(hk),
-    handFigures,
+    chainsAndSums,
     recordedDays,
   }
 }

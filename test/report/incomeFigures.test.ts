@@ -1,45 +1,42 @@
-import { formatUnits } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { incomeReport } from '../../src/report/queries/income.js'
 import { strategiesReport } from '../../src/report/queries/strategies.js'
 import { summaryReport } from '../../src/report/queries/summary.js'
-import { table, usd6, usd18, useFiguresLedger } from './figuresLedger.js'
+import { handFigures, table, useFiguresLedger } from './figuresLedger.js'
 
 // The income, strategies and summary reports' figures against the ledger of figuresLedger.ts (built
-// on this file's own sandbox), worked out here by hand, step by step, from the fills' own amounts.
+// on this file's own sandbox), worked out there by hand from the trades (handFigures).
 const figures = useFiguresLedger({ chainIds: [44_237, 44_238] })
 
 describe('report figures: income, strategies and summary', () => {
-  it('income and corporate actions, worked out by hand from the fills', () => {
-    const dividend = figures.dividend()
+  it('income and corporate actions, worked out by hand from the trades', () => {
     const nvda = figures.nvda()
-    const hand = figures.handFigures()
-    const { nvdaQty, assetA, A } = hand
+    const { dividend } = handFigures.nvda
+    const { assetA, A } = figures.chainsAndSums()
     const { incomeDay } = figures.recordedDays()
 
     const income = incomeReport(figures.context(), {})
-    const gross = nvdaQty * 50n // 0.5 USD a share, in hundredths
     expect(table(income, 'income')).toEqual([
       {
         time: expect.any(String),
         chain_id: A,
         ticker: 'NVDA',
         kind: 'dividend',
-        quantity: String(nvdaQty),
-        amount: usd6(dividend),
+        quantity: handFigures.nvda.quantity,
+        amount: dividend.net,
         asset_token: assetA,
         currency: 'USD',
-        gross: formatUnits(gross, 2),
-        tax: formatUnits(gross / 10n, 2),
+        gross: dividend.gross,
+        tax: dividend.tax,
         fee: '0',
-        net: formatUnits(gross - gross / 10n, 2),
+        net: dividend.net,
         tax_rate: 10,
         reference: expect.any(String),
         tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       },
     ])
     expect(table(income, 'income_by_day')).toEqual([
-      { day: incomeDay, chain_id: A, asset_token: assetA, count: 1, total: usd6(dividend) },
+      { day: incomeDay, chain_id: A, asset_token: assetA, count: 1, total: dividend.net },
     ])
     expect(table(income, 'corporate_actions')).toEqual([
       expect.objectContaining({
@@ -63,10 +60,9 @@ describe('report figures: income, strategies and summary', () => {
     ])
   })
 
-  it('strategies, worked out by hand from the fills', () => {
-    const hand = figures.handFigures()
-    const { b1, b2, s1, big, realized, hkCost, fee1, fee2, fee3, feeHk } = hand
-    const { assetA, assetB, A, B } = hand
+  it('strategies, worked out by hand from the trades', () => {
+    const { nvda, chainA, chainB } = handFigures
+    const { assetA, assetB, A, B } = figures.chainsAndSums()
 
     const strategyRow = (strategy: string, chainId: number, parts: Record<string, string | number>) => ({
       strategy,
@@ -86,40 +82,39 @@ describe('report figures: income, strategies and summary', () => {
         confirmed: 1,
         fills: 1,
         asset_token: assetB,
-        bought: usd18(hkCost),
+        bought: chainB.bought,
         sold: '0',
         realized_pnl: '0',
-        fees: usd18(feeHk),
+        fees: chainB.fees,
       }),
       strategyRow('alpha', A, {
         executions: 2,
         confirmed: 2,
         fills: 2,
         asset_token: assetA,
-        bought: usd6(big(b1.amount_in)),
-        sold: usd6(big(s1.amount_out)),
-        realized_pnl: usd6(realized),
-        fees: usd6(fee1 + fee3),
+        bought: chainA.alpha.bought,
+        sold: chainA.sold,
+        realized_pnl: nvda.realized,
+        fees: chainA.alpha.fees,
       }),
       strategyRow('beta', A, {
         executions: 1,
         confirmed: 1,
         fills: 1,
         asset_token: assetA,
-        bought: usd6(big(b2.amount_in)),
+        bought: chainA.beta.bought,
         sold: '0',
         realized_pnl: '0',
-        fees: usd6(fee2),
+        fees: chainA.beta.fees,
       }),
     ])
   })
 
-  it('summary, worked out by hand from the fills', () => {
+  it('summary, worked out by hand from the trades', () => {
     const ledger = figures.ledger()
     const fills = figures.fills()
-    const dividend = figures.dividend()
-    const hand = figures.handFigures()
-    const { nvdaUnrealized, hkQty, hkCost, hkFillPrice, B, chainASums, chainBSums } = hand
+    const { nvda, hk } = handFigures
+    const { B, chainASums, chainBSums } = figures.chainsAndSums()
 
     const summary = summaryReport(figures.context(), {})
     expect(table(summary, 'executions_by_state')).toEqual([{ state: 'confirmed', count: 4 }])
@@ -127,16 +122,16 @@ describe('report figures: income, strategies and summary', () => {
       {
         ...chainASums,
         fills: 3,
-        income: usd6(dividend),
+        income: nvda.dividend.net,
         open_positions: 1,
-        unrealized_pnl: usd6(nvdaUnrealized),
+        unrealized_pnl: nvda.unrealized,
       },
       {
         ...chainBSums,
         fills: 1,
         income: '0',
         open_positions: 1,
-        unrealized_pnl: usd18(hkQty * hkFillPrice - hkCost),
+        unrealized_pnl: hk.unrealized,
       },
     ])
     const times = ledger.database
@@ -173,7 +168,7 @@ describe('report figures: income, strategies and summary', () => {
         fills: 1,
         income: '0',
         open_positions: 1,
-        unrealized_pnl: usd18(hkQty * hkFillPrice - hkCost),
+        unrealized_pnl: hk.unrealized,
       },
     ])
   })

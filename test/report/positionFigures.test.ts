@@ -6,18 +6,17 @@ import { pnlReport } from '../../src/report/queries/pnl.js'
 import { positionsReport } from '../../src/report/queries/positions.js'
 import type { MarketPriceBook } from '../../src/report/types.js'
 import { latestSchemaVersion, openLedger } from '../../src/store/index.js'
-import { day, type FillRow, fx8, sums, table, usd6, usd18, useFiguresLedger } from './figuresLedger.js'
+import { day, type FillRow, handFigures, sums, table, useFiguresLedger } from './figuresLedger.js'
 
 // The positions and pnl reports' figures against the ledger of figuresLedger.ts (built on this
-// file's own sandbox), worked out here by hand, step by step, from the fills' own amounts.
+// file's own sandbox), worked out there by hand from the trades (handFigures).
 const figures = useFiguresLedger({ chainIds: [44_137, 44_138] })
 
 describe('report figures: positions and pnl', () => {
-  it('positions, worked out by hand from the fills', () => {
+  it('positions, worked out by hand from the trades', () => {
     const context = figures.context()
-    const hand = figures.handFigures()
-    const { nvdaQty, nvdaCost, realized, nvdaAvg, nvdaPrice, nvdaUnrealized } = hand
-    const { hkQty, hkCost, hkAvg, hkFillPrice, hkFx, toHkd, assetA, assetB, A, B } = hand
+    const { nvda, hk } = handFigures
+    const { A, B, assetA, assetB } = figures.chainsAndSums()
 
     const nvdaRow = {
       chain_id: A,
@@ -25,68 +24,76 @@ describe('report figures: positions and pnl', () => {
       exchange: 'USEX',
       token_kind: 'stock',
       token_address: figures.nvda(),
-      balance: String(nvdaQty),
+      balance: nvda.quantity,
       asset_token: assetA,
-      avg_price: usd6(nvdaAvg),
-      cost_basis: usd6(nvdaCost),
-      realized_pnl: usd6(realized),
-      price: usd6(nvdaPrice),
+      avg_price: nvda.avgPrice,
+      cost_basis: nvda.costBasis,
+      realized_pnl: nvda.realized,
+      price: nvda.price,
       price_source: 'last fill',
-      market_value: usd6(nvdaQty * nvdaPrice),
-      unrealized_pnl: usd6(nvdaUnrealized),
+      market_value: nvda.marketValue,
+      unrealized_pnl: nvda.unrealized,
       currency: 'USD',
-      avg_price_ccy: usd6(nvdaAvg),
-      price_ccy: usd6(nvdaPrice),
-      unrealized_pnl_ccy: usd6(nvdaUnrealized),
+      avg_price_ccy: nvda.avgPrice,
+      price_ccy: nvda.price,
+      unrealized_pnl_ccy: nvda.unrealized,
     }
-    const hkRow = (price: bigint, source: string, priceHkd: bigint) => ({
+    const hkRow = {
       chain_id: B,
       ticker: '9988',
       exchange: 'HKEX',
       token_kind: 'stock',
       token_address: figures.hk(),
-      balance: String(hkQty),
+      balance: hk.quantity,
       asset_token: assetB,
-      avg_price: usd18(hkAvg),
-      cost_basis: usd18(hkCost),
+      avg_price: hk.avgPrice,
+      cost_basis: hk.costBasis,
       realized_pnl: '0',
-      price: usd18(price),
-      price_source: source,
-      market_value: usd18(hkQty * price),
-      unrealized_pnl: usd18(hkQty * price - hkCost),
       currency: 'HKD',
-      avg_price_ccy: fx8(toHkd(hkAvg)),
-      price_ccy: fx8(priceHkd),
-      unrealized_pnl_ccy: fx8(toHkd(hkQty * price - hkCost)),
-    })
-    // positions: offline (last fill), then with a market price of 80 HKD for 9988.
+      avg_price_ccy: hk.avgPriceHkd,
+    }
+    // positions: offline, priced at the last fill (the average, the only fill).
     expect(table(positionsReport(context, {}), 'positions')).toEqual([
       nvdaRow,
-      hkRow(hkFillPrice, 'last fill', toHkd(hkFillPrice)),
+      {
+        ...hkRow,
+        price: hk.avgPrice,
+        price_source: 'last fill',
+        market_value: hk.costBasis,
+        unrealized_pnl: hk.unrealized,
+        price_ccy: hk.avgPriceHkd,
+        unrealized_pnl_ccy: hk.unrealized,
+      },
     ])
+    // Then with a market price of 80 HKD for 9988.
     const book: MarketPriceBook = new Map([['1:9988', { price: '80', currency: 'HKD', atMs: figures.now }]])
-    const hkMarket = (80n * 10n ** 8n * hkFx * 10n ** 18n) / 10n ** 16n // floor, as marketPriceInAsset 'down'
     expect(table(positionsReport({ ...context, marketPrices: book }, {}), 'positions')).toEqual([
       nvdaRow,
-      hkRow(hkMarket, 'market', 80n * 10n ** 8n),
+      {
+        ...hkRow,
+        price: hk.market.price,
+        price_source: 'market',
+        market_value: hk.market.marketValue,
+        unrealized_pnl: hk.market.unrealized,
+        price_ccy: hk.market.priceHkd,
+        unrealized_pnl_ccy: hk.market.unrealizedHkd,
+      },
     ])
     // The former ticker finds the renamed position.
     expect(table(positionsReport(context, { ticker: 'NVDA' }), 'positions')).toEqual([nvdaRow])
   })
 
-  it('pnl per asset, day, strategy and token, worked out by hand from the fills', () => {
+  it('pnl per asset, day, strategy and token, worked out by hand from the trades', () => {
     const context = figures.context()
     const fills = figures.fills()
-    const dividend = figures.dividend()
-    const hand = figures.handFigures()
-    const { b1, b2, s1, big, realized, nvdaUnrealized, hkQty, hkCost, hkFillPrice } = hand
-    const { fee1, fee2, fee3, assetA, assetB, A, B, chainASums, chainBSums } = hand
+    const { nvda, hk, chainA } = handFigures
+    const { A, B, assetA, assetB, chainASums, chainBSums } = figures.chainsAndSums()
 
     // pnl per asset.
     const pnl = pnlReport(context, {})
     expect(table(pnl, 'pnl')).toEqual([
-      { ...chainASums, income: usd6(dividend), unrealized_pnl: usd6(nvdaUnrealized) },
-      { ...chainBSums, income: '0', unrealized_pnl: usd18(hkQty * hkFillPrice - hkCost) },
+      { ...chainASums, income: nvda.dividend.net, unrealized_pnl: nvda.unrealized },
+      { ...chainBSums, income: '0', unrealized_pnl: hk.unrealized },
     ])
     expect(pnl.notes.join(' ')).toContain('average cost')
 
@@ -96,7 +103,7 @@ describe('report figures: positions and pnl', () => {
     const allSameDay = new Set([...actionDays, incomeDay, ...fills.map(fillDay)]).size === 1
     if (allSameDay) {
       expect(table(pnl, 'pnl_by_day')).toEqual([
-        { day: incomeDay, ...chainASums, income: usd6(dividend) },
+        { day: incomeDay, ...chainASums, income: nvda.dividend.net },
         { day: incomeDay, ...chainBSums, income: '0' },
       ])
     } else {
@@ -106,44 +113,31 @@ describe('report figures: positions and pnl', () => {
     }
 
     // pnl per strategy.
+    const alpha = {
+      realized_pnl: nvda.realized,
+      fees: chainA.alpha.fees,
+      bought: chainA.alpha.bought,
+      sold: chainA.sold,
+      buys: 1,
+      sells: 1,
+    }
+    const beta = { fees: chainA.beta.fees, bought: chainA.beta.bought, buys: 1 }
     expect(table(pnl, 'pnl_by_strategy')).toEqual([
       { strategy: '(corporate action)', ...sums({ corporate_actions: 2 }, A, assetA) },
       { strategy: '(none)', ...chainBSums },
-      {
-        strategy: 'alpha',
-        ...sums(
-          {
-            realized_pnl: usd6(realized),
-            fees: usd6(fee1 + fee3),
-            bought: usd6(big(b1.amount_in)),
-            sold: usd6(big(s1.amount_out)),
-            buys: 1,
-            sells: 1,
-          },
-          A,
-          assetA,
-        ),
-      },
-      {
-        strategy: 'beta',
-        ...sums({ fees: usd6(fee2), bought: usd6(big(b2.amount_in)), buys: 1 }, A, assetA),
-      },
+      { strategy: 'alpha', ...sums(alpha, A, assetA) },
+      { strategy: 'beta', ...sums(beta, A, assetA) },
     ])
     const tokenRows = table(pnl, 'pnl_by_token')
     expect(tokenRows.map((row) => [row.chain_id, row.ticker, row.realized_pnl])).toEqual([
-      [A, 'NVDX', usd6(realized)],
+      [A, 'NVDX', nvda.realized],
       [B, '9988', '0'],
     ])
-    expect(realized).not.toBe(0n)
     expect(allSameDay || actionDays.length === 2).toBe(true)
     // A strategy filter keeps its own fills only, and no income.
     expect(table(pnlReport(context, { strategy: 'beta' }), 'pnl')).toEqual([
-      {
-        ...sums({ fees: usd6(fee2), bought: usd6(big(b2.amount_in)), buys: 1 }, A, assetA),
-        income: '0',
-        unrealized_pnl: usd6(nvdaUnrealized),
-      },
-      { ...sums({}, B, assetB), income: '0', unrealized_pnl: usd18(hkQty * hkFillPrice - hkCost) },
+      { ...sums(beta, A, assetA), income: '0', unrealized_pnl: nvda.unrealized },
+      { ...sums({}, B, assetB), income: '0', unrealized_pnl: hk.unrealized },
     ])
   })
 })
@@ -222,7 +216,12 @@ describe('asset names', () => {
     const report = runReport('pnl', context, {})
     const table = report.tables[0]
     expect(table?.columns.map((column) => column.key).slice(0, 2)).toEqual(['chain_id', 'asset'])
-    expect(table?.columns.at(-1)).toEqual({ key: 'asset_token', title: 'Asset token', kind: 'text' })
+    expect(table?.columns.at(-1)).toEqual({
+      key: 'asset_token',
+      title: 'Asset token',
+      kind: 'text',
+      wide: true,
+    })
     const assets = figures.ledger().chainAssets.list()
     expect(assets).toHaveLength(2)
     for (const row of table?.rows ?? [])

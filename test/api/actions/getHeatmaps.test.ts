@@ -2,16 +2,16 @@ import { getHeatmaps } from '@stockroute/client/api/actions/getHeatmaps.js'
 import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import { ServiceBadRequestError } from '@stockroute/client/api/errors.js'
 import type { ExchangeCode } from '@stockroute/client/domain/markets.js'
-import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
-import { sandboxCatalogue } from '@stockroute/sandbox/catalogue.js'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { holdPricesAtReference } from '../../helpers/pinnedPrices.js'
+import { referenceMarketCaps } from '../../helpers/referenceMarketCaps.js'
 import { apiCall, useSandboxService } from '../../helpers/sandboxService.js'
 
-// The service's clock stands still during each test, so market caps are the same in both requests.
-let nowMs = Date.now()
-const service = useSandboxService({ clock: { now: () => nowMs } })
-beforeEach(() => {
-  nowMs = Date.now()
+// The market is held at the catalogue's reference prices: the same caps in both requests, and
+// known by hand (test/helpers/referenceMarketCaps.ts).
+const service = useSandboxService()
+beforeAll(() => {
+  holdPricesAtReference(service().context.prices)
 })
 const client = () => createServiceClient({ baseUrl: service().url })
 
@@ -32,16 +32,10 @@ describe('getHeatmaps', () => {
           }),
         ),
       )
-      const stocks = sandboxCatalogue.filter((stock) => stock.exchange === exchange)
-      expect(entries.map((entry) => entry.symbol).sort()).toEqual(stocks.map((stock) => stock.ticker).sort())
-      for (const entry of entries) {
-        const stock = stocks.find((candidate) => candidate.ticker === entry.symbol)
-        if (!stock) throw new Error(`${entry.symbol} is not in the catalogue`)
-        const price = parsePrice(service().context.prices.lastPrice(stock.ticker, stock.exchange, nowMs))
-        expect(entry.marketCap).toBe((BigInt(stock.totalShares) * price) / 10n ** 8n)
-      }
-      const caps = entries.map((entry) => entry.marketCap)
-      expect(caps).toEqual([...caps].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)))
+      // Market caps as bigint, worked out by hand at the reference prices, largest first.
+      expect(entries.map((entry) => [entry.symbol, entry.marketCap])).toEqual(
+        referenceMarketCaps[exchange].map(({ symbol, marketCap }) => [symbol, BigInt(marketCap)]),
+      )
     },
   )
 

@@ -1,13 +1,17 @@
 import type { ExchangeCode } from '@stockroute/client/domain/markets.js'
-import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import { sandboxCatalogue } from '@stockroute/sandbox/catalogue.js'
 import type { Listing } from '@stockroute/sandbox/service/contextTypes.js'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { holdPricesAtReference, setLastPrices } from '../../../helpers/pinnedPrices.js'
+import { referenceMarketCaps } from '../../../helpers/referenceMarketCaps.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 
-// A fixed clock: the price simulator's last prices are then known to the test.
-const fixedNowMs = Date.now()
-const service = useSandboxService({ clock: { now: () => fixedNowMs } })
+// The market is held at the catalogue's reference prices, so every market cap is known by hand
+// (test/helpers/referenceMarketCaps.ts).
+const service = useSandboxService()
+beforeAll(() => {
+  holdPricesAtReference(service().context.prices)
+})
 
 type HeatmapEntry = { symbol: string; company_name: string; market_cap: number; total_shares: number }
 
@@ -21,19 +25,13 @@ function heatmapOf(query: Record<string, string | number>) {
   )
 }
 
+/** The hand-worked heatmap of `exchange`, with each stock's name and share count from the catalogue. */
 function expectedFor(exchange: ExchangeCode): HeatmapEntry[] {
-  return sandboxCatalogue
-    .filter((stock) => stock.exchange === exchange)
-    .map((stock) => {
-      const price = parsePrice(service().context.prices.lastPrice(stock.ticker, exchange, fixedNowMs))
-      return {
-        symbol: stock.ticker,
-        company_name: stock.name,
-        market_cap: Number((BigInt(stock.totalShares) * price) / 10n ** 8n),
-        total_shares: stock.totalShares,
-      }
-    })
-    .sort((a, b) => b.market_cap - a.market_cap)
+  return referenceMarketCaps[exchange].map(({ symbol, marketCap }) => {
+    const stock = sandboxCatalogue.find((candidate) => candidate.ticker === symbol)
+    if (!stock) throw new Error(`${symbol} is not in the catalogue`)
+    return { symbol, company_name: stock.name, market_cap: marketCap, total_shares: stock.totalShares }
+  })
 }
 
 /** The stock's StockToken listings on every chain of this file's service. */
@@ -58,6 +56,22 @@ describe('GET /api/v1/tickers/heatmaps', () => {
       expect(reply.body.data.length).toBeGreaterThan(0)
     },
   )
+
+  it('market_cap is truncated to a whole unit of the market currency (by hand)', async () => {
+    const restore = setLastPrices(service().context.prices, { AAPL: '227.48999999', '000660': '178500.5' })
+    try {
+      const capOf = async (exchange: ExchangeCode, symbol: string) =>
+        (await heatmapOf({ exchange })).body.data.find((entry) => entry.symbol === symbol)?.market_cap
+      // 15,204,137,000 × 227.48999999 = 15,204,137,000 × 227.49 − 152.04137
+      //   = 3,458,789,126,130 − 152.04137 = 3,458,789,125,977.95863 → 3,458,789,125,977
+      expect(await capOf(0, 'AAPL')).toBe(3_458_789_125_977)
+      // 728,002,365 × 178,500.5 = 129,948,422,152,500 + 364,001,182.5 = 129,948,786,153,682.5
+      //   → 129,948,786,153,682
+      expect(await capOf(3, '000660')).toBe(129_948_786_153_682)
+    } finally {
+      restore()
+    }
+  })
 
   it('market_cap is an integer in the market currency, total_shares a number', async () => {
     const [entry] = (await heatmapOf({ exchange: 3 })).body.data

@@ -1,20 +1,15 @@
-import type { ExchangeCode } from '@stockroute/client/domain/markets.js'
-import { marketCodes } from '@stockroute/client/domain/markets.js'
-import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
-import { usdPerMarketCurrency } from '@stockroute/sandbox/service/quotes/quotePricing.js'
-import { erc20Abi, formatUnits, parseUnits } from 'viem'
+import { erc20Abi, parseUnits } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { setLastPrices } from '../../../helpers/pinnedPrices.js'
 import { apiCall } from '../../../helpers/sandboxService.js'
 import { confirm, executeQuote, listingOf, usePrivateChains, walletOn } from '../ledger/ledgerFixtures.js'
 
 // Platform-wide numbers can only be checked exactly where nobody else trades: this file runs its
-// own two chains and service. The clock is fixed so the market value's prices are known.
-const fixedNowMs = Date.now()
+// own two chains and service. The last prices are set, so the market value is worked out by hand.
 const privateChains = usePrivateChains({
   chainIds: [41_337, 41_338],
   catalogueTickers: ['AAPL', '0700', '005930'],
-  clock: { now: () => fixedNowMs },
 })
 
 const makerX = generatePrivateKey()
@@ -24,20 +19,10 @@ function statsOf(query: Record<string, string> = {}) {
   return apiCall(privateChains().service, '/api/v1/stats', { query })
 }
 
-/** Value in USD, scaled 1e(8+8), of `shares` whole shares of a catalogue stock at the fixed time. */
-function usdValueOf(ticker: string, exchange: ExchangeCode, shares: bigint): bigint {
-  const price = parsePrice(privateChains().service.context.prices.lastPrice(ticker, exchange, fixedNowMs))
-  return shares * price * usdPerMarketCurrency[marketCodes[exchange]]
-}
-
-/** A 1e16-scaled USD value rounded down to cents, as the endpoint renders it: always two decimals. */
-function cents(scaled: bigint): string {
-  const [whole, fraction = ''] = formatUnits(scaled / 10n ** 14n, 2).split('.')
-  return `${whole}.${fraction.padEnd(2, '0')}`
-}
-
 beforeAll(async () => {
   const { service, withRouter, withoutRouter } = privateChains()
+  // 418.65 rather than the reference 418.60: a market value with a fraction of a cent.
+  setLastPrices(service.context.prices, { AAPL: '227.48', '0700': '418.65', '005930': '56300' })
   const x = await walletOn(withRouter, { privateKey: makerX, asset: parseUnits('10000', 6) })
   const y1 = await walletOn(withRouter, { privateKey: makerY, asset: parseUnits('10000', 6) })
   const y2 = await walletOn(withoutRouter, { privateKey: makerY, asset: parseUnits('100000', 18) })
@@ -56,8 +41,9 @@ describe('GET /api/v1/stats', () => {
   it('over every chain: users, orders, instruments, balances, minted tokens and market value of what happened', async () => {
     const reply = await statsOf()
     expect(reply.status).toBe(200)
-    const expectedValue =
-      usdValueOf('AAPL', 0, 2n) + usdValueOf('005930', 3, 5n) + usdValueOf('0700', 1, 200n)
+    // In USD at the router quote's rates: 2 AAPL × 227.48 = 454.96; 5 005930 × 56,300 KRW × 0.00072
+    // = 202.68; 200 0700 × 418.65 HKD × 0.1285 = 83,730 × 0.1285 = 10,759.305. Sum 11,416.945,
+    // rounded down to the cent.
     expect(reply.body).toEqual({
       code: 0,
       data: {
@@ -68,7 +54,7 @@ describe('GET /api/v1/stats', () => {
         // maker X holds 2 AAPL, maker Y 5 005930 and 200 0700
         total_balance: '207',
         total_minted_tokens: '208',
-        total_market_value: cents(expectedValue),
+        total_market_value: '11416.94',
       },
     })
   })
@@ -82,7 +68,8 @@ describe('GET /api/v1/stats', () => {
       total_instruments: 4,
       total_balance: '200',
       total_minted_tokens: '200',
-      total_market_value: cents(usdValueOf('0700', 1, 200n)),
+      // 0700 alone: 10,759.305 → 10,759.30.
+      total_market_value: '10759.30',
     })
     const both = await statsOf({ chain_ids: `${withRouter.chainId},${withoutRouter.chainId}` })
     expect(both.body.data).toEqual((await statsOf()).body.data)

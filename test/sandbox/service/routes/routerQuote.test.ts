@@ -10,6 +10,7 @@ import {
   freshWallet,
   tokenOf,
 } from '../../../helpers/localChains.js'
+import { setLastPrices } from '../../../helpers/pinnedPrices.js'
 import { expectRevert } from '../../../helpers/reverts.js'
 import { apiCall, useSandboxService } from '../../../helpers/sandboxService.js'
 
@@ -99,6 +100,43 @@ async function approveAndExecute(
   return wallet.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 })
 }
 
+/** The fields of a quote reply a test works out by hand. */
+type HandQuote = Partial<QuoteReply['quote']>
+
+/**
+ * AAPL quoted at a last price of 227.48170001 USD, worked out by hand for each asset's decimals: the
+ * price per share rounded up on a buy and down on a sell, whole shares within 1000 / 1.001 on a buy,
+ * and the 10 bps fee rounded up to the asset's base unit.
+ */
+const handQuotes: Record<number, { buy: HandQuote; sell: HandQuote }> = {
+  6: {
+    // 227.48170001 USD = 227,481,700.01 base units: 227,481,701 up. 1000 / 1.001 = 999.000999 USDC
+    // buys 4 shares (a 5th: 1,137.41 > 1000). Gross 4 × 227,481,701 = 909,926,804; fee
+    // 909,926,804 × 10 / 10,000 = 909,926.804 → 909,927 (up); paid 909,926,804 + 909,927 = 910,836,731.
+    buy: { price: '227481701', amount_out: '4', fee_amount: '909927', amount_in_used: '910836731' },
+    // 2 shares at 227,481,700 (down): gross 454,963,400; fee 454,963.4 → 454,964 (up); received
+    // 454,963,400 − 454,964 = 454,508,436.
+    sell: { price: '227481700', amount_in_used: '2', fee_amount: '454964', amount_out: '454508436' },
+  },
+  18: {
+    // 227.48170001 × 1e18 is whole: 227,481,700,010,000,000,000 either way. 4 shares: gross
+    // 909,926,800,040,000,000,000; fee a thousandth of it, whole: 909,926,800,040,000,000.
+    buy: {
+      price: '227481700010000000000',
+      amount_out: '4',
+      fee_amount: '909926800040000000',
+      amount_in_used: '910836726840040000000',
+    },
+    // 2 shares: gross 454,963,400,020,000,000,000, fee 454,963,400,020,000,000, received the difference.
+    sell: {
+      price: '227481700010000000000',
+      amount_in_used: '2',
+      fee_amount: '454963400020000000',
+      amount_out: '454508436619980000000',
+    },
+  },
+}
+
 describe.each([
   ['with platform router, 6-decimal asset', chainWithRouter],
   ['without router, 18-decimal asset', chainWithoutRouter],
@@ -129,19 +167,20 @@ describe.each([
   })
 
   it('rule 1: amount_in is natural units in; amounts come back in token decimals (asset native, StockToken 0)', async () => {
-    const reply = await requestQuote(chain, { ticker: 'AAPL', exchange: 0, is_buy: true, amount_in: '1000' })
-    const { quote } = reply.body.data
-    expect(BigInt(quote.amount_in)).toBe(parseUnits('1000', asset.decimals))
-    const gross = BigInt(quote.amount_out) * BigInt(quote.price)
-    expect(BigInt(quote.fee_amount)).toBe((gross * 10n + 9_999n) / 10_000n)
-    expect(BigInt(quote.amount_in_used)).toBe(gross + BigInt(quote.fee_amount))
-    expect(BigInt(quote.amount_in_used)).toBeLessThanOrEqual(BigInt(quote.amount_in))
-    // One more share would not fit in the amount offered.
-    const next = (BigInt(quote.amount_out) + 1n) * BigInt(quote.price)
-    expect(next + (next * 10n + 9_999n) / 10_000n).toBeGreaterThan(BigInt(quote.amount_in))
-    // The price is the market price converted at 1 USD per USD, rounded up for a buy.
-    const market = Number(service().context.prices.lastPrice('AAPL', 0, Date.now()))
-    expect(Number(quote.price) / 10 ** asset.decimals).toBeCloseTo(market, 0)
+    const restore = setLastPrices(service().context.prices, { AAPL: '227.48170001' })
+    try {
+      const hand = handQuotes[asset.decimals]
+      if (!hand) throw new Error(`no hand-worked quote for a ${asset.decimals}-decimal asset`)
+      const buy = (
+        await requestQuote(chain, { ticker: 'AAPL', exchange: 0, is_buy: true, amount_in: '1000' })
+      ).body.data.quote
+      expect(buy).toMatchObject({ amount_in: parseUnits('1000', asset.decimals).toString(), ...hand.buy })
+      const sell = (await requestQuote(chain, { ticker: 'AAPL', exchange: 0, is_buy: false, amount_in: '2' }))
+        .body.data.quote
+      expect(sell).toMatchObject({ amount_in: '2', ...hand.sell })
+    } finally {
+      restore()
+    }
   })
 
   it('rule 1: a ShareToken quantity comes back in 18 decimals', async () => {
