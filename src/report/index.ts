@@ -17,7 +17,7 @@ export { renderReportCsv, renderTableCsv } from './render/csv.js'
 export { csvTargetsOf } from './render/csvTargets.js'
 export { renderReportHtml, renderReportPage } from './render/html.js'
 export { renderReportJson } from './render/json.js'
-export { renderReportText } from './render/text.js'
+export { defaultTextWidth, renderReportText, type TextOptions } from './render/text.js'
 export * from './types.js'
 
 /** A report query: reads the ledger (never writes it) and returns the report. */

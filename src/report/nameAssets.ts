@@ -26,7 +26,7 @@ export function nameAssets(report: Report, database: Database.Database): Report 
       const columns: ReportColumn[] = table.columns.flatMap((column) =>
         column.key === 'asset_token' ? [{ key: 'asset', title: 'Asset', kind: 'text' as const }] : [column],
       )
-      columns.push({ key: 'asset_token', title: 'Asset token', kind: 'text' })
+      columns.push({ key: 'asset_token', title: 'Asset token', kind: 'text', wide: true })
       return {
         ...table,
         columns,

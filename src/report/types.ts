@@ -48,6 +48,11 @@ export type ReportColumn = {
   kind: 'text' | 'integer' | 'decimal' | 'percent' | 'time' | 'ms'
   /** For decimal columns: the unit of every value, when the whole column shares one. */
   unit?: string | undefined
+  /**
+   * A detail column: the terminal table shows it only when asked for the full width (`--wide`),
+   * so that the rest fits 120 columns. JSON, CSV and HTML always carry every column.
+   */
+  wide?: true | undefined
 }
 
 export type ReportValue = string | number | null

@@ -30,12 +30,14 @@ export type ReportOptions = {
   limit?: number
   all?: boolean
   offline?: boolean
+  /** The terminal table with every column and value whole (else it fits 120 columns). */
+  wide?: boolean
   json?: boolean
   csv?: string
   html?: string
 }
 
-/** A report command line that cannot be run as written: exit code 2 (./reportCommand.ts). */
+/** A report command line that cannot be run as written: exit code 2, usage (../exitCodes.ts). */
 export class ReportUsageError extends StockrouteError {
   override name = 'ReportUsageError'
   declare readonly code: 'INVALID_OPTIONS'
@@ -97,7 +99,7 @@ export async function runReportCommand(name: string, options: ReportOptions): Pr
   }
   if (options.json) process.stdout.write(renderReportJson(report))
   else if (options.csv === undefined && options.html === undefined)
-    process.stdout.write(renderReportText(report))
+    process.stdout.write(renderReportText(report, { wide: options.wide === true }))
 }
 
 /** The report with only the table `key`; a usage error naming the keys when it has none such. */

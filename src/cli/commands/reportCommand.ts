@@ -1,33 +1,20 @@
-import { type Command, type CommanderError, InvalidArgumentError } from 'commander'
+import { type Command, InvalidArgumentError } from 'commander'
 import { defaultListLimit, reportNames } from '../../report/types.js'
-import { formatCliError } from '../formatCliError.js'
+import { configHelp } from '../defaultConfigPath.js'
+import { lazyAction } from '../lazyAction.js'
 import { parseChainId, parsePositiveInteger, parseTicker } from '../options.js'
 import { parseStrategyOption } from '../parseStrategyOption.js'
 import { parseTimeOption } from '../parseTimeOption.js'
-import type { ReportOptions } from './reportAction.js'
-
-/** Exit code of a command line that cannot be run as written (bad option, filter or report name). */
-const usageExitCode = 2
-
-/** Commander's codes for a command line it could not parse: all exit with {@link usageExitCode}. */
-const usageErrorCodes: ReadonlySet<string> = new Set([
-  'commander.invalidArgument',
-  'commander.missingArgument',
-  'commander.missingMandatoryOptionValue',
-  'commander.optionMissingArgument',
-  'commander.unknownOption',
-  'commander.excessArguments',
-  'commander.conflictingOption',
-])
 
 /**
  * `stockroute report <name> [--chain ID] [--ticker T] [--strategy ID] [--since T] [--until T]
- * [--table KEY] [--json | --csv FILE|-] [--html FILE]`: a report of the config's ledger, opened
- * read-only (so it works whether or not the daemon runs, and never writes). Prints the report as a
- * terminal table, or as JSON (`--json`) or CSV (`--csv -`, one table: choose it with `--table`) on
- * stdout; `--csv FILE` writes `FILE` for a report of one table and `FILE-<key>.csv` (a `.csv`
- * extension moved to the end) for each table of a report of several; `--html FILE` writes one
- * self-contained page with charts. A bad option, filter or report name exits with code 2. The
+ * [--table KEY] [--wide] [--json | --csv FILE|-] [--html FILE]`: a report of the config's ledger,
+ * opened read-only (so it works whether or not the daemon runs, and never writes). Prints the
+ * report as a terminal table (fitting 120 columns; `--wide`: every column whole), or as JSON
+ * (`--json`) or CSV (`--csv -`, one table: choose it with `--table`) on stdout; `--csv FILE`
+ * writes `FILE` for a report of one table and `FILE-<key>.csv` (a `.csv` extension moved to the
+ * end) for each table of a report of several; `--html FILE` writes one
+ * self-contained page with charts. A bad option, filter or report name exits with the usage code (2). The
  * ledger and the reports are loaded only when the command runs (./reportAction.ts).
  *
  * @example
@@ -39,7 +26,7 @@ export function registerReportCommand(program: Command) {
     .command('report')
     .description(`a report of the ledger (read-only, with or without a daemon): ${reportNames.join(', ')}`)
     .argument('<name>', `the report: ${reportNames.join(', ')}`, parseReportName)
-    .option('--config <file>', 'stockroute.json whose ledger to read (no secrets needed)', 'stockroute.json')
+    .option('--config <file>', configHelp('the config whose ledger to read (no secrets needed)'))
     .option('--chain <id>', 'only this chain', parseChainId)
     .option('--ticker <ticker>', 'only this ticker', parseTicker)
     .option('--strategy <id>', "only this strategy's executions and fills", parseStrategyOption)
@@ -57,23 +44,17 @@ export function registerReportCommand(program: Command) {
     )
     .option('--all', 'executions and fills: list every row selected (slower on a large ledger)')
     .option('--offline', 'price open positions at their last fill, without asking the service')
+    .option(
+      '--wide',
+      'terminal table: every column and value whole (by default it fits 120 columns and names what it leaves out)',
+    )
     .option('--json', 'print the report as JSON on stdout')
     .option(
       '--csv <file>',
       'write CSV: FILE (one table) or FILE-<key>.csv per table; - for stdout (one table)',
     )
     .option('--html <file>', 'write one self-contained HTML page with charts')
-    .exitOverride(exitWithUsageCode)
-    .action(async (name: string, options: ReportOptions) => {
-      const { ReportUsageError, runReportCommand } = await import('./reportAction.js')
-      try {
-        await runReportCommand(name, options)
-      } catch (error) {
-        if (!(error instanceof ReportUsageError)) throw error
-        process.stderr.write(`${formatCliError(error)}\n`)
-        process.exitCode = usageExitCode
-      }
-    })
+    .action(lazyAction(() => import('./reportAction.js'), 'runReportCommand'))
 }
 
 // The names of src/report/types.ts, each of which has its query in src/report/index.ts (whose
@@ -83,9 +64,4 @@ function parseReportName(text: string): string {
   if (!names.includes(text))
     throw new InvalidArgumentError(`there is no report "${text}": the reports are ${names.join(', ')}`)
   return text
-}
-
-/** Commander's exit: usage errors with code 2, help and version with 0, the rest as commander says. */
-function exitWithUsageCode(error: CommanderError): never {
-  process.exit(usageErrorCodes.has(error.code) ? usageExitCode : error.exitCode)
 }

@@ -784,7 +784,14 @@ export const reportReplySchema = z
         key: z.string(),
         title: z.string(),
         columns: z.array(
-          z.object({ key: z.string(), title: z.string(), kind: z.string(), unit: z.string().optional() }),
+          z.object({
+            key: z.string(),
+            title: z.string(),
+            kind: z.string(),
+            unit: z.string().optional(),
+            /** A detail column: `stockroute report` shows it on a terminal only with `--wide`. */
+            wide: z.literal(true).optional(),
+          }),
         ),
         rows: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
       }),

@@ -36,13 +36,13 @@ const incomeColumns: readonly ReportColumn[] = [
   { key: 'amount', title: 'Amount (asset)', kind: 'decimal' },
   { key: 'asset_token', title: 'Asset', kind: 'text' },
   { key: 'currency', title: 'Currency', kind: 'text' },
-  { key: 'gross', title: 'Gross (currency)', kind: 'decimal' },
-  { key: 'tax', title: 'Tax (currency)', kind: 'decimal' },
-  { key: 'fee', title: 'Fee (currency)', kind: 'decimal' },
+  { key: 'gross', title: 'Gross (currency)', kind: 'decimal', wide: true },
+  { key: 'tax', title: 'Tax (currency)', kind: 'decimal', wide: true },
+  { key: 'fee', title: 'Fee (currency)', kind: 'decimal', wide: true },
   { key: 'net', title: 'Net (currency)', kind: 'decimal' },
-  { key: 'tax_rate', title: 'Tax rate %', kind: 'integer' },
-  { key: 'reference', title: 'Reference', kind: 'text' },
-  { key: 'tx_hash', title: 'Transaction', kind: 'text' },
+  { key: 'tax_rate', title: 'Tax rate %', kind: 'integer', wide: true },
+  { key: 'reference', title: 'Reference', kind: 'text', wide: true },
+  { key: 'tx_hash', title: 'Transaction', kind: 'text', wide: true },
 ]
 
 /** The columns of the `income_by_day` table. */
@@ -59,11 +59,11 @@ const corporateActionColumns: readonly ReportColumn[] = [
   { key: 'time', title: 'Recorded', kind: 'time' },
   { key: 'chain_id', title: 'Chain', kind: 'integer' },
   { key: 'ticker', title: 'Ticker', kind: 'text' },
-  { key: 'token_address', title: 'Token', kind: 'text' },
+  { key: 'token_address', title: 'Token', kind: 'text', wide: true },
   { key: 'kind', title: 'Kind', kind: 'text' },
   { key: 'detail', title: 'Detail', kind: 'text' },
   { key: 'reason', title: 'Reason', kind: 'text' },
-  { key: 'reference', title: 'Reference', kind: 'text' },
+  { key: 'reference', title: 'Reference', kind: 'text', wide: true },
 ]
 
 /** The columns of the `corporate_action_counts` table. */

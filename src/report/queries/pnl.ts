@@ -12,9 +12,9 @@ const sumColumns: readonly ReportColumn[] = [
   { key: 'fees', title: 'Fees', kind: 'decimal' },
   { key: 'bought', title: 'Bought (asset)', kind: 'decimal' },
   { key: 'sold', title: 'Sold (asset)', kind: 'decimal' },
-  { key: 'buys', title: 'Buys', kind: 'integer' },
-  { key: 'sells', title: 'Sells', kind: 'integer' },
-  { key: 'corporate_actions', title: 'Corporate actions', kind: 'integer' },
+  { key: 'buys', title: 'Buys', kind: 'integer', wide: true },
+  { key: 'sells', title: 'Sells', kind: 'integer', wide: true },
+  { key: 'corporate_actions', title: 'Corporate actions', kind: 'integer', wide: true },
 ]
 
 /**

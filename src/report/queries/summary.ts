@@ -23,15 +23,15 @@ const chainColumns: readonly ReportColumn[] = [
   { key: 'chain_id', title: 'Chain', kind: 'integer' },
   { key: 'asset_token', title: 'Asset', kind: 'text' },
   { key: 'fills', title: 'Fills', kind: 'integer' },
-  { key: 'buys', title: 'Buys', kind: 'integer' },
-  { key: 'sells', title: 'Sells', kind: 'integer' },
-  { key: 'bought', title: 'Bought (asset)', kind: 'decimal' },
-  { key: 'sold', title: 'Sold (asset)', kind: 'decimal' },
+  { key: 'buys', title: 'Buys', kind: 'integer', wide: true },
+  { key: 'sells', title: 'Sells', kind: 'integer', wide: true },
+  { key: 'bought', title: 'Bought (asset)', kind: 'decimal', wide: true },
+  { key: 'sold', title: 'Sold (asset)', kind: 'decimal', wide: true },
   { key: 'realized_pnl', title: 'Realized PnL', kind: 'decimal' },
   { key: 'unrealized_pnl', title: 'Unrealized PnL (now)', kind: 'decimal' },
   { key: 'fees', title: 'Fees', kind: 'decimal' },
   { key: 'income', title: 'Income', kind: 'decimal' },
-  { key: 'corporate_actions', title: 'Corporate actions', kind: 'integer' },
+  { key: 'corporate_actions', title: 'Corporate actions', kind: 'integer', wide: true },
   { key: 'open_positions', title: 'Open positions', kind: 'integer' },
 ]
 
@@ -44,7 +44,7 @@ const runColumns: readonly ReportColumn[] = [
   { key: 'last_activity', title: 'Last activity', kind: 'time' },
   { key: 'kill_switch', title: 'Kill switch', kind: 'text' },
   { key: 'kill_switch_reason', title: 'Kill switch reason', kind: 'text' },
-  { key: 'kill_switch_changed_at', title: 'Kill switch changed', kind: 'time' },
+  { key: 'kill_switch_changed_at', title: 'Kill switch changed', kind: 'time', wide: true },
 ]
 
 /** The method notes. */
