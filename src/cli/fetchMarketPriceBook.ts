@@ -1,6 +1,5 @@
 import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import { isExchangeCode, marketCodes } from '@stockroute/client/domain/markets.js'
-import { readEmbeddedConfig } from '../config/config.js'
 import type { MarketPriceBook } from '../report/types.js'
 
 /** What the report prices open positions at, and why. */
@@ -9,8 +8,8 @@ export type PriceSource = { book: MarketPriceBook | undefined; note: string }
 /**
  * The service's latest market price (`close`) of each open position's stock, for a report's
  * unrealized PnL, within `budgetMs`. Offline (undefined book, the note says why) for an embedded
- * sandbox (its service lives only inside the daemon), without the service's key, or when the
- * service does not answer in time: the reports then price at the last fill, marked as such.
+ * sandbox that is not running (its service lives only inside the daemon), without the service's
+ * key, or when the service does not answer in time: the reports then price at the last fill, marked as such.
  *
  * @example
  * const { book, note } = await fetchMarketPriceBook('stockroute.json', [{ exchange: 1, ticker: '0700' }], 3_000)
@@ -21,12 +20,8 @@ export async function fetchMarketPriceBook(
   budgetMs: number,
 ): Promise<PriceSource> {
   if (positions.length === 0) return { book: undefined, note: 'no open position to price' }
-  if (readEmbeddedConfig(configPath))
-    return {
-      book: undefined,
-      note: 'prices offline: the embedded sandbox service runs only inside the daemon; open positions at their last fill',
-    }
-  // The service client loads only here: a report of an embedded or offline ledger never needs it.
+  // The service client loads only here: a report of an offline ledger never needs it. An embedded
+  // config reaches its sandbox while the daemon runs it; otherwise the error is the note.
   const [{ serviceClientFromConfig }, { getMarketQuotes }] = await Promise.all([
     import('./serviceClient.js'),
     import('@stockroute/client/api/actions/getMarketQuotes.js'),

@@ -10,7 +10,7 @@ import { StockrouteError } from '@stockroute/client/domain/errors.js'
  * @example
  * formatCliError(configFileNotFound('/srv/stockroute.json'))
  * // error CONFIG_INVALID: config file not found: /srv/stockroute.json
- * //   pass --config FILE (the default is stockroute.json in the current folder). To make one:
+ * //   pass --config FILE (the default is ./stockroute.json, else the demo's config/default.json). To make one:
  * //   …
  * // fix: pass --config with the path of an existing stockroute.json, or make one as above (…)
  */

@@ -16,6 +16,8 @@ import { registerStartCommand } from './commands/startCommand.js'
 import { registerStrategiesCommand } from './commands/strategiesCommand.js'
 import { registerSwapCommand } from './commands/swapCommand.js'
 import { registerTokensCommand } from './commands/tokensCommand.js'
+import { fillDefaultConfig } from './defaultConfigPath.js'
+import { exitCategoryOf, exitCodes, exitCodesHelp } from './exitCodes.js'
 import { formatCliError } from './formatCliError.js'
 import { reportUnknownOptionsFirst } from './options.js'
 import { packageVersion } from './packageVersion.js'
@@ -56,22 +58,30 @@ export function buildProgram(): Command {
     // option is missing as a result (commander would report only the missing one).
     command.showSuggestionAfterError(true)
     reportUnknownOptionsFirst(command)
+    // Commander's own errors (it has printed them) reach `main`, whose exit codes are the CLI's.
+    command.exitOverride()
   }
+  // Every command's --config defaults the same way (./stockroute.json, else the demo's).
+  program.hook('preAction', fillDefaultConfig)
+  program.addHelpText('after', `\nExit codes (docs/cli.md):\n${exitCodesHelp().join('\n')}`)
   // helpCommand.test.ts requires an example for every command: missing ones are a test failure.
   addCommandExamples(program)
   return program
 }
 
 /**
- * Runs the command line. An error that ends a command is printed on stderr by
- * {@link formatCliError} (`error CODE: message`, its meta lines, `fix: remedy`) and exits 1;
- * commands that exit 2 for a usage or configuration error print it the same way themselves.
+ * Runs the command line. Every command ends here: an error that ends one is printed on stderr by
+ * {@link formatCliError} (`error CODE: message`, its meta lines, `fix: remedy`), and the process
+ * exits with the code of its kind (./exitCodes.ts, the table of docs/cli.md). Commander prints its
+ * own errors (unknown option, missing value) and its help; only their exit code is set here.
  */
 export async function main(argv: readonly string[]): Promise<void> {
   try {
     await buildProgram().parseAsync([...argv])
   } catch (error) {
-    process.stderr.write(`${formatCliError(error)}\n`)
-    process.exitCode = 1
+    const category = exitCategoryOf(error)
+    const printedByCommander = error instanceof Error && error.name === 'CommanderError'
+    if (!printedByCommander) process.stderr.write(`${formatCliError(error)}\n`)
+    process.exitCode = exitCodes[category]
   }
 }

@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError, type Option } from 'commander'
+import { configHelp } from './defaultConfigPath.js'
 
 /** Commander parser for a TCP port option. */
 export function parsePort(text: string): number {
@@ -24,11 +25,7 @@ export function parsePositiveInteger(text: string): number {
  */
 export function withConfig(command: Command): Command {
   return command
-    .option(
-      '--config <file>',
-      'stockroute.json whose daemon or ledger to use (no secrets needed)',
-      'stockroute.json',
-    )
+    .option('--config <file>', configHelp('the config whose daemon or ledger to use (no secrets needed)'))
     .option('--json', 'print the result as JSON on stdout')
 }
 
@@ -37,8 +34,7 @@ export function withServiceOptions(command: Command): Command {
   return command
     .option(
       '--config <file>',
-      'stockroute.json to use (secrets from the environment or the .env beside it)',
-      'stockroute.json',
+      configHelp('the config to use (secrets from the environment or the .env beside it)'),
     )
     .option('--json', 'print the result as JSON on stdout')
 }

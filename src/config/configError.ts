@@ -47,7 +47,7 @@ export function configFileNotFound(configPath: string): ConfigError {
   return new ConfigError(
     `config file not found: ${configPath}`,
     [
-      '  pass --config FILE (the default is stockroute.json in the current folder). To make one:',
+      "  pass --config FILE (the default is ./stockroute.json, else the demo's config/default.json). To make one:",
       '  `stockroute sandbox --write-config DIR` writes DIR/stockroute.json and DIR/.env for the local sandbox;',
       "  copy config/example.service.json (and .env.example) from stockroute's folder for a real service;",
       '  or run `stockroute start` with no --config: it runs the embedded demo (config/default.json)',

@@ -11,6 +11,11 @@ import { ledgerPathOf } from '../config/ledgerPath.js'
 import { migrationProgressPrinter } from '../store/migrationProgress.js'
 import { openLedger } from '../store/openLedger.js'
 import type { KillSwitchState } from '../store/risk.js'
+import {
+  type EmbeddedConnection,
+  embeddedServiceConfig,
+  writeEmbeddedConnection,
+} from './embeddedConnection.js'
 
 /** A running embedded sandbox and the configuration that trades on it. */
 export type EmbeddedRun = {
@@ -62,13 +67,14 @@ export async function startEmbeddedSandbox(
     progress(
       `  daemon wallet ${wallet.address} funded with ${settings.walletAsset} of each chain's default asset`,
     )
-    const config: StockrouteConfig = {
+    const connection: EmbeddedConnection = {
+      pid: process.pid,
       service: {
         baseUrl: sandbox.service.url,
-        apiKeyEnv: 'STOCKROUTE_API_KEY',
-        apiSecretEnv: 'STOCKROUTE_API_SECRET',
+        apiKey: sandbox.service.credential.apiKey,
+        apiSecret: sandbox.service.credential.apiSecret,
       },
-      wallet: { privateKeyEnv: 'STOCKROUTE_PRIVATE_KEY' },
+      privateKey: wallet.privateKey,
       chains: sandbox.local.chains.map((chain) => ({
         chainId: chain.chainId,
         rpcUrl: chain.rpcUrl,
@@ -76,21 +82,13 @@ export async function startEmbeddedSandbox(
         operatorAddress: chain.operatorAddress,
         expectedInclusionMs: 1_000,
       })),
-      configPath: daemonConfig.configPath,
-      dataDir,
-      execution,
-      ledgerPath,
-      daemon: daemonConfig.daemon,
-      secrets: {
-        apiKey: sandbox.service.credential.apiKey,
-        apiSecret: sandbox.service.credential.apiSecret,
-        privateKey: wallet.privateKey,
-        extraWalletKeys: {},
-      },
     }
+    const config = embeddedServiceConfig(daemonConfig, connection)
     const { archived, carriedHalt } = await archiveLedgerOfOtherChains(ledgerPath, sandbox, progress)
     if (archived) progress(`  the previous sandbox run's ledger was moved to ${archived}`)
     if (carriedHalt) progress(carriedHaltLine(carriedHalt, daemonConfig.configPath))
+    // After the archive, so that the file describes this run's chains beside this run's ledger.
+    writeEmbeddedConnection(ledgerPath, connection)
     return { sandbox, config, archivedLedger: archived, carriedHalt }
   } catch (error) {
     await sandbox.stop()

@@ -70,7 +70,7 @@ export class RuntimeFileError extends StockrouteError {
  * Writes `text` to `path` with mode 0600, atomically: a temporary file beside it, then a rename,
  * so a reader sees the old file or the new one, never half of one.
  */
-function writeFileAtomically(path: string, text: string): void {
+export function writeFileAtomically(path: string, text: string): void {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   try {
     writeFileSync(temporary, text, { mode: 0o600 })

@@ -152,8 +152,8 @@ function stopOnce(run: DaemonRun, running: RunningComponents, beforeStop: () => 
 
 /**
  * A storage fault (disk full, read-only file, I/O error): the transaction managers already sign
- * nothing; say why and what to do, and stop with exit code 3. If stopping fails on the broken
- * disk, `done` still resolves, so that the process exits.
+ * nothing; say why and what to do, and stop (the report says `storageFault`). If stopping fails on
+ * the broken disk, `done` still resolves, so that the process exits.
  */
 function stopOnStorageFault(
   run: DaemonRun,
@@ -167,7 +167,6 @@ function stopOnStorageFault(
       `ledger storage fault: ${fault.reason}; remedy: ${fault.remedy}`,
     )
     run.write(`storage fault: ${fault.reason}\n  remedy: ${fault.remedy}`)
-    process.exitCode = 3
     stop(`storage fault ${fault.code}`).catch((error: unknown) => {
       logs.logger.error({ error: messageOf(error) }, 'stop after the storage fault failed')
       logs.flush()
@@ -178,6 +177,7 @@ function stopOnStorageFault(
         executions: none,
         unfinished: 0,
         embedded: run.parts.sandbox !== undefined,
+        storageFault: true,
       })
     })
   })

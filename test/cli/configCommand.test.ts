@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generatePrivateKey } from 'viem/accounts'
 import { afterAll, describe, expect, it } from 'vitest'
+import { exitCodes } from '../../src/cli/exitCodes.js'
 import { configFieldsRemedy } from '../../src/config/config.js'
 import { runStockroute } from '../helpers/processes.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
@@ -72,20 +73,20 @@ describe('stockroute config check', () => {
     }
   })
 
-  it('a missing extra key: exit 2, naming the variable and the field that names it', async () => {
+  it('a missing extra key: exit 3, naming the variable and the field that names it', async () => {
     const path = write('missing', config, secrets)
     const run = await runStockroute(['config', 'check', '--config', path])
-    expect(run.code).toBe(2)
+    expect(run.code).toBe(exitCodes.config)
     expect(run.stderr).toContain('missing secrets: STOCKROUTE_WALLET_2_KEY')
     expect(run.stderr).toContain(
       'STOCKROUTE_WALLET_2_KEY is named by chains[0].extraWallets[0].privateKeyEnv',
     )
   })
 
-  it('an extra wallet holding the main key: exit 2, naming both variables, no key printed', async () => {
+  it('an extra wallet holding the main key: exit 3, naming both variables, no key printed', async () => {
     const path = write('duplicate', config, { ...secrets, STOCKROUTE_WALLET_2_KEY: mainKey })
     const run = await runStockroute(['config', 'check', '--config', path])
-    expect(run.code).toBe(2)
+    expect(run.code).toBe(exitCodes.config)
     expect(run.stderr).toMatch(
       /^error CONFIG_INVALID: chains\[0\]\.extraWallets\[0\]: STOCKROUTE_WALLET_2_KEY holds the same private key as STOCKROUTE_PRIVATE_KEY \(the main wallet, wallet\.privateKeyEnv\)/,
     )
@@ -94,33 +95,33 @@ describe('stockroute config check', () => {
 })
 
 describe('stockroute config check: file-level mistakes', () => {
-  it('an unknown top-level key: exit 2, listing the keys there are', async () => {
+  it('an unknown top-level key: exit 3, listing the keys there are', async () => {
     const path = write(
       'unknown-key',
       { service: { baseUrl: 'http://127.0.0.1:8080' }, chains: [], stratgies: [] },
       {},
     )
     const run = await runStockroute(['config', 'check', '--config', path])
-    expect(run.code).toBe(2)
+    expect(run.code).toBe(exitCodes.config)
     expect(run.stderr).toMatch(
       /\n {2}\(file\): unknown field "stratgies": the fields are \$comment, service, wallet, chains, dataDir, execution, strategies, marketData, api, notifications, jobs, summaryIntervalSeconds, logLevel, shutdownGraceMs\n/,
     )
     const embedded = write('unknown-key-embedded', { sandbox: { embedded: true }, strategy: [] }, {})
     const embeddedRun = await runStockroute(['config', 'check', '--config', embedded])
-    expect(embeddedRun.code).toBe(2)
+    expect(embeddedRun.code).toBe(exitCodes.config)
     expect(embeddedRun.stderr).toMatch(
       /\(file\): unknown field "strategy": the fields are \$comment, sandbox, dataDir, /,
     )
   })
 
-  it('a JSON syntax error: exit 2, the line and column (1-based) and what was expected', async () => {
+  it('a JSON syntax error: exit 3, the line and column (1-based) and what was expected', async () => {
     const path = write('broken-json', {}, {})
     writeFileSync(
       path,
       '{\n  "service": { "baseUrl": "http://127.0.0.1:8080" },\n  "chains": [] "dataDir": "data"\n}\n',
     )
     const run = await runStockroute(['config', 'check', '--config', path])
-    expect(run.code).toBe(2)
+    expect(run.code).toBe(exitCodes.config)
     expect(run.stderr).toBe(
       [
         `error CONFIG_INVALID: ${path} is not valid JSON: line 3, column 16: Expected ',' or '}' after property value`,
@@ -130,20 +131,20 @@ describe('stockroute config check: file-level mistakes', () => {
     )
   })
 
-  it('a config file that does not exist: exit 2 (config check) or 1, the code, the message, how to make one, the fix', async () => {
+  it('a config file that does not exist: exit 3 from every command, the code, the message, how to make one, the fix', async () => {
     const missing = join(folder, 'nowhere', 'stockroute.json')
-    for (const [args, code] of [
-      [['config', 'check', '--config', missing], 2],
-      [['positions', '--config', missing], 1],
-    ] as const) {
+    for (const args of [
+      ['config', 'check', '--config', missing],
+      ['positions', '--config', missing],
+    ]) {
       const run = await runStockroute(args)
-      expect(run.code, args.join(' ')).toBe(code)
+      expect(run.code, args.join(' ')).toBe(exitCodes.config)
       expect(run.stdout).toBe('')
       // error CODE: message, the message's own lines (indented), then what to do.
       expect(run.stderr).toBe(
         [
           `error CONFIG_INVALID: config file not found: ${missing}`,
-          '  pass --config FILE (the default is stockroute.json in the current folder). To make one:',
+          "  pass --config FILE (the default is ./stockroute.json, else the demo's config/default.json). To make one:",
           '  `stockroute sandbox --write-config DIR` writes DIR/stockroute.json and DIR/.env for the local sandbox;',
           "  copy config/example.service.json (and .env.example) from stockroute's folder for a real service;",
           '  or run `stockroute start` with no --config: it runs the embedded demo (config/default.json)',
@@ -171,7 +172,7 @@ describe("stockroute config check: strategies' lots and ticks", () => {
   it("an embedded config: checked against the sandbox's catalogue, 50 shares of 0700 (lot 100) refused", async () => {
     const bad = write('embedded-odd-lot', { sandbox: { embedded: true }, strategies: [oddLot] }, {})
     const run = await runStockroute(['config', 'check', '--config', bad])
-    expect(run.code).toBe(2)
+    expect(run.code).toBe(exitCodes.config)
     expect(run.stderr).toBe(
       `error CONFIG_INVALID: ${bad} is invalid:\n  strategies.0.amountIn: 50 shares is not a whole number of lots of 100 (HKEX board lot of 0700): use 100\nfix: ${configFieldsRemedy}\n`,
     )
@@ -204,7 +205,7 @@ describe("stockroute config check: strategies' lots and ticks", () => {
       {},
     )
     const run = await runStockroute(['config', 'check', '--config', path])
-    expect(run.code).toBe(2)
+    expect(run.code).toBe(exitCodes.config)
     expect(run.stderr).toContain(
       '  strategies.0.targets.0.lotSize: is 100, but the HKEX board lot of 0005 is 400: set it to 400\n',
     )
@@ -226,7 +227,7 @@ describe("stockroute config check: strategies' lots and ticks", () => {
     }
     const bad = write('service-odd-lot', config('50'), secrets)
     const run = await runStockroute(['config', 'check', '--config', bad])
-    expect(run.code).toBe(2)
+    expect(run.code).toBe(exitCodes.config)
     expect(run.stderr).toBe(
       `error CONFIG_INVALID: ${bad} is invalid:\n  strategies.0.amountIn: 50 shares is not a whole number of lots of 100 (HKEX board lot of 0700): use 100\nfix: ${configFieldsRemedy}\n`,
     )

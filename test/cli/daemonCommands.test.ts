@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { exitCodes } from '../../src/cli/exitCodes.js'
 import { writeRuntimeFile } from '../../src/daemon/runtimeFile.js'
 import { openLedger } from '../../src/store/index.js'
 import { type DaemonRun, useDaemonProcesses } from '../helpers/daemonProcess.js'
@@ -112,11 +113,11 @@ describe('without a daemon: the ledger directly', () => {
       new RegExp(`\\n\\s*${first.id}\\s+rejected\\s+31337\\s+AAPL\\s+buy\\s+1000 asset\\s+-`),
     )
 
-    expect(cancel.code).toBe(1)
+    expect(cancel.code).toBe(exitCodes.unreachable)
     expect(cancel.stderr).toMatch(
       /Cancelling an execution needs the running daemon, and none runs on .*: start it with `stockroute start --config .*`, or stop all signing with `stockroute halt`/,
     )
-    expect(follow.code).toBe(1)
+    expect(follow.code).toBe(exitCodes.unreachable)
     expect(follow.stderr).toMatch(/Following events needs the running daemon/)
   })
 
@@ -313,7 +314,7 @@ describe('through the running daemon', () => {
         .at(-1),
     ).toBe('confirmed')
     expect(printed(shown).fills).toHaveLength(1)
-    expect(cancel.code).toBe(1)
+    expect(cancel.code).toBe(exitCodes.refused)
     expect(cancel.stdout).toMatch(
       new RegExp(`^not cancelled: execution ${swapped.executionId}: it has finished already`),
     )

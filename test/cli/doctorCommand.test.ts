@@ -1,6 +1,9 @@
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { exitCodes } from '../../src/cli/exitCodes.js'
 import { chainWithoutRouter, chainWithRouter, localChains } from '../helpers/localChains.js'
+import { repoRoot } from '../helpers/processes.js'
 import {
   configPath,
   dir,
@@ -15,7 +18,8 @@ import {
 } from './doctorSandbox.js'
 
 // `stockroute doctor` on a healthy sandbox deployment (exit 0), its output, and configs it cannot
-// check (exit 2). Failing checks (exit 1) are in doctorCommandFailures.test.ts.
+// check (exit 3, or 6 for an embedded sandbox that is not running). Failing checks (exit 6) are in
+// doctorCommandFailures.test.ts.
 
 const service = useDoctorSandbox()
 
@@ -85,23 +89,26 @@ describe('stockroute doctor against a sandbox', () => {
   it('--help documents the exit codes', async () => {
     const run = await doctor('--help')
     expect(run.code).toBe(0)
-    expect(run.stdout).toMatch(/Exit codes:\n\s+0 +no check failed/)
-    expect(run.stdout).toMatch(/\n\s+1 +at least one check failed/)
-    expect(run.stdout).toMatch(
-      /\n\s+2 +the config cannot be checked: not found, invalid, a secret missing, or an embedded sandbox/,
-    )
+    expect(run.stdout).toMatch(/Exit codes \(every command's: stockroute --help\):\n\s+0 +no check failed/)
+    expect(run.stdout).toMatch(/\n\s+3 +the config cannot be checked: not found, invalid, a secret missing/)
+    expect(run.stdout).toMatch(/\n\s+6 +at least one check failed/)
   })
 
-  it('an embedded config cannot be checked: exit 2, saying how to check a service instead', async () => {
+  it('an embedded config whose sandbox is not running: exit 6, saying how to start it', async () => {
+    // The demo's config with a data folder of its own, where no daemon runs.
+    const demo = JSON.parse(readFileSync(join(repoRoot, 'config', 'default.json'), 'utf8'))
+    const embedded = join(dir, 'embedded-demo.json')
+    writeFileSync(embedded, JSON.stringify({ ...demo, dataDir: 'embedded-data' }))
     const [table, json] = await Promise.all([
-      doctor('--config', 'config/default.json'),
-      doctor('--config', 'config/default.json', '--json'),
+      doctor('--config', embedded),
+      doctor('--config', embedded, '--json'),
     ])
-    expect(table.code).toBe(2)
-    expect(table.stdout).toMatch(/config\s+FAIL\s+.*default\.json runs an embedded sandbox/)
-    expect(table.stdout).toContain('stockroute sandbox --write-config ./sbx')
-    expect(table.stdout).toContain('stockroute doctor --config ./sbx/stockroute.json')
-    expect(json.code).toBe(2)
+    expect(table.code).toBe(exitCodes.unreachable)
+    expect(table.stdout).toMatch(
+      /config\s+FAIL\s+.*embedded-demo\.json runs an embedded sandbox, and none is running/,
+    )
+    expect(table.stdout).toContain(`stockroute start --config ${embedded}`)
+    expect(json.code).toBe(exitCodes.unreachable)
     const report = reportOf(json)
     expect(report.ok).toBe(false)
     expect(report.checks).toEqual([
@@ -113,7 +120,7 @@ describe('stockroute doctor against a sandbox', () => {
     ])
   })
 
-  it('a config that does not load (a secret missing, no such file): exit 2 naming what to fix', async () => {
+  it('a config that does not load (a secret missing, no such file): exit 3 naming what to fix', async () => {
     const path = variant('missing-secret', (config) => ({
       ...config,
       service: { ...config.service, apiSecretEnv: 'DOCTOR_TEST_UNSET_SECRET' },
@@ -122,7 +129,7 @@ describe('stockroute doctor against a sandbox', () => {
       doctor('--config', path, '--json'),
       doctor('--config', join(dir, 'nope.json'), '--json'),
     ])
-    expect(missing.code).toBe(2)
+    expect(missing.code).toBe(exitCodes.config)
     expect(reportOf(missing).checks).toEqual([
       expect.objectContaining({
         name: 'config',
@@ -132,7 +139,7 @@ describe('stockroute doctor against a sandbox', () => {
         ),
       }),
     ])
-    expect(absent.code).toBe(2)
+    expect(absent.code).toBe(exitCodes.config)
     expect(reportOf(absent).checks[0]?.message).toMatch(
       /^config file not found: .*nope\.json; pass --config FILE: `stockroute sandbox --write-config DIR` writes/,
     )

@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { exitCodes } from '../../src/cli/exitCodes.js'
 import { chainWithoutRouter, chainWithRouter } from '../helpers/localChains.js'
 import { runStockroute } from '../helpers/processes.js'
 import { closedPort, dir, doctor, find, reportOf, useDoctorSandbox, variant } from './doctorSandbox.js'
@@ -20,7 +21,7 @@ describe('stockroute doctor against a sandbox', () => {
       chains: config.chains.map((c) => (c.chainId === chain.chainId ? { ...c, operatorAddress: wrong } : c)),
     }))
     const run = await doctor('--config', path, '--json')
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(exitCodes.unreachable)
     const report = reportOf(run)
     expect(report.ok).toBe(false)
     const operator = find(report, 'operator-pin', chain.chainId)
@@ -43,7 +44,7 @@ describe('stockroute doctor against a sandbox', () => {
       ),
     }))
     const run = await doctor('--config', path, '--json')
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(exitCodes.unreachable)
     expect(run.elapsedMs).toBeLessThan(15_000)
     const report = reportOf(run)
     const rpc = find(report, 'rpc', chain.chainId)
@@ -73,7 +74,7 @@ describe('stockroute doctor against a sandbox', () => {
       service: { ...config.service, baseUrl: `http://127.0.0.1:${port}` },
     }))
     const run = await doctor('--config', path, '--json')
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(exitCodes.unreachable)
     const service = find(reportOf(run), 'service')
     expect(service).toMatchObject({ status: 'fail', details: { connection: 'refused' } })
     // Not "no answer within its budget … after 7 attempt(s)": the refusal is reported as it is.
@@ -90,7 +91,7 @@ describe('stockroute doctor against a sandbox', () => {
     const halt = await runStockroute(['halt', '--config', path, '--reason', 'doctor test: unexpected fills'])
     expect(halt.code, halt.stderr).toBe(0)
     const run = await doctor('--config', path, '--json')
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(exitCodes.unreachable)
     const report = reportOf(run)
     const killSwitch = find(report, 'kill-switch')
     const ledgerPath = join(dir, 'halted-data', 'stockroute.sqlite')
@@ -125,7 +126,7 @@ describe('stockroute doctor against a sandbox', () => {
       ],
     }))
     const run = await doctor('--config', path, '--json')
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(exitCodes.unreachable)
     const report = reportOf(run)
     const strategies = find(report, 'strategies')
     expect(strategies.status).toBe('fail')
@@ -158,7 +159,7 @@ describe('stockroute doctor against a sandbox', () => {
         ),
       }))
       const run = await doctor('--config', path, '--json', '--timeout', '1000')
-      expect(run.code).toBe(1)
+      expect(run.code).toBe(exitCodes.unreachable)
       expect(run.elapsedMs).toBeLessThan(10_000)
       const report = reportOf(run)
       expect(find(report, 'service')).toMatchObject({ status: 'fail' })

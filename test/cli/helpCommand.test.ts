@@ -1,6 +1,7 @@
 import { type Command, CommanderError } from 'commander'
 import { describe, expect, it } from 'vitest'
 import { commandPathOf, commandsBelow } from '../../src/cli/commandExamples.js'
+import { exitCodes } from '../../src/cli/exitCodes.js'
 import { buildProgram } from '../../src/cli/main.js'
 import { runStockroute } from '../helpers/processes.js'
 
@@ -74,7 +75,7 @@ describe('a mistyped flag', () => {
   it('suggests the right one, even when a required option is missing because of it', async () => {
     // --ticker is required by quote: commander used to report only "required option '--ticker <ticker>'".
     const run = await runStockroute(['quote', '--chain', '31337', '--tiker', 'AAPL'])
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(exitCodes.usage)
     expect(run.stderr).toBe("error: unknown option '--tiker'\n(Did you mean --ticker?)\n")
   })
 

@@ -5,6 +5,7 @@ import { describeSandbox } from '@stockroute/sandbox/describe.js'
 import { writeSandboxConfig } from '@stockroute/sandbox/writeSandboxConfig.js'
 import { formatUnits } from 'viem'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
+import { exitCodes } from '../../src/cli/exitCodes.js'
 import { chainWithoutRouter, chainWithRouter, tokenOf } from '../helpers/localChains.js'
 import { exitOf, spawnNode } from '../helpers/processes.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
@@ -240,7 +241,7 @@ describe('stockroute quote', () => {
       '--amount',
       '150',
     ])
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(exitCodes.refused)
     expect(run.stderr).toMatch(/Lot size violation/)
   })
 })

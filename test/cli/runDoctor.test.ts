@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describeSandbox } from '@stockroute/sandbox/describe.js'
@@ -158,9 +158,13 @@ describe('runDoctor (library)', () => {
     })
   })
 
-  it('loadDoctorConfig tells a service config from an embedded one', () => {
+  it('loadDoctorConfig tells a service config from an embedded one whose sandbox is not running', () => {
     expect(loadDoctorConfig(configPath, {}).kind).toBe('service')
-    expect(loadDoctorConfig(join(repoRoot, 'config', 'default.json'), {})).toMatchObject({
+    // The demo's config with a data folder of its own, where no daemon runs.
+    const demo = JSON.parse(readFileSync(join(repoRoot, 'config', 'default.json'), 'utf8'))
+    const embedded = join(mkdtempSync(join(tmpdir(), 'stockroute-doctor-embedded-')), 'demo.json')
+    writeFileSync(embedded, JSON.stringify({ ...demo, dataDir: 'data' }))
+    expect(loadDoctorConfig(embedded, {})).toMatchObject({
       kind: 'unusable',
       reason: 'embedded',
       report: { ok: false },

@@ -10,6 +10,7 @@ import { formatPrice, parsePrice } from '@stockroute/client/domain/unitStrings.j
 import { describeSandbox } from '@stockroute/sandbox/describe.js'
 import { writeSandboxConfig } from '@stockroute/sandbox/writeSandboxConfig.js'
 import { beforeAll, beforeEach, describe, expect, inject, it } from 'vitest'
+import { exitCodes } from '../../src/cli/exitCodes.js'
 import { chainWithoutRouter, chainWithRouter } from '../helpers/localChains.js'
 import { type CliRun, runStockroute } from '../helpers/processes.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
@@ -174,7 +175,7 @@ describe.concurrent('bad input', () => {
     ],
   ])('%j is refused with a clear message', async (args, message) => {
     const run = await stockroute(...args)
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(exitCodes.usage)
     expect(run.stdout).toBe('')
     expect(run.stderr).toMatch(message)
   })
@@ -184,11 +185,11 @@ describe.concurrent('bad input', () => {
       stockroute('tokens', '--chain', '5'),
       stockroute('market', '--market', 'hkex', '--symbols', '0700,AAPL'),
     ])
-    expect(unknownChain.code).toBe(1)
+    expect(unknownChain.code).toBe(exitCodes.notFound)
     expect(unknownChain.stderr).toMatch(
       /^error SERVICE_NOT_FOUND: GET \/api\/v1\/chains\/5\/tokens failed with 404 .*not a served chain/,
     )
-    expect(mixedMarkets.code).toBe(1)
+    expect(mixedMarkets.code).toBe(exitCodes.refused)
     expect(mixedMarkets.stderr).toMatch(
       /^error SERVICE_BAD_REQUEST: GET \/market\/v1\/tickers\/quotes failed with 400 .*"AAPL" \(usex\)/,
     )

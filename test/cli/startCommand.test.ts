@@ -178,6 +178,7 @@ it('says what becomes of executions left unfinished: on an embedded sandbox they
     durationMs: 1_000,
     executions: { confirmed: 0, failed: 0, expired: 0, rejected: 0 },
     unfinished,
+    storageFault: false,
     embedded,
   })
   const ledgerPath = join('data', 'stockroute.sqlite')

@@ -8,6 +8,7 @@ import type { Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { createStatusPrinter } from '../../src/cli/commands/swapAction.js'
+import { exitCodes } from '../../src/cli/exitCodes.js'
 import type { ExecutionEvent, ExecutionRecord } from '../../src/store/index.js'
 import { openLedger } from '../../src/store/index.js'
 import { settlementsOf } from '../helpers/engine.js'
@@ -173,7 +174,7 @@ describe('stockroute swap', () => {
 
     // The same id with another trade fails, naming what differs, and trades nothing.
     const other = await swap(chain, 'sell', '2', '--intent-id', 'swap-test-sell', '--json')
-    expect(other.code).toBe(1)
+    expect(other.code).toBe(exitCodes.refused)
     expect(other.stdout).toBe('')
     expect(other.stderr).toMatch(
       /INTENT_ID_REUSED: intent id "swap-test-sell" was already used for execution \d+ \(confirmed\) with other values of amountIn \(was "3", now "2"\)/,
@@ -294,7 +295,7 @@ describe('stockroute swap', () => {
       '--amount',
       '150',
     )
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(exitCodes.refused)
     expect(run.stderr).toMatch(
       /^error INVALID_INTENT: Intent "cli-[0-9a-f-]{36}": Quantity 150 is not a multiple of the lot size 200/m,
     )
@@ -319,7 +320,7 @@ describe('stockroute swap', () => {
 
     const before = await nonceOf(chain)
     const refused = await swap(chain, 'buy', '1000', '--json')
-    expect(refused.code).toBe(1)
+    expect(refused.code).toBe(exitCodes.refused)
     const result = printed(refused)
     expect(result).toMatchObject({ state: 'rejected', done: false, transactions: [], fills: [] })
     expect(result.reason).toMatch(

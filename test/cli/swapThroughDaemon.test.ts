@@ -1,6 +1,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { exitCodes } from '../../src/cli/exitCodes.js'
 import { runtimeFilePathOf } from '../../src/daemon/runtimeFile.js'
 import { openLedger } from '../../src/store/index.js'
 import { useDaemonProcesses } from '../helpers/daemonProcess.js'
@@ -158,7 +159,7 @@ describe('stockroute swap through the daemon', () => {
     expect(replay.stderr).toContain(
       `intent made-directly has execution ${earlier.id} already (rejected): it is not executed again`,
     )
-    expect(replay.code).toBe(1) // not confirmed
+    expect(replay.code).toBe(exitCodes.refused) // not confirmed
     expect(printed(replay)).toMatchObject({
       executionId: earlier.id,
       intentId: 'made-directly',
@@ -169,7 +170,7 @@ describe('stockroute swap through the daemon', () => {
     })
 
     const other = await buy(files.configPath, 'made-directly', '--amount', '2000')
-    expect(other.code).toBe(1)
+    expect(other.code).toBe(exitCodes.refused)
     expect(other.stdout).toBe('')
     expect(other.stderr).toMatch(
       new RegExp(
@@ -196,7 +197,7 @@ describe('stockroute swap through the daemon', () => {
 
     const lost = await buy(files.configPath, 'lost-1', '--json')
     expect(await exitOf(daemon.child)).toMatchObject({ signal: 'SIGKILL' })
-    expect(lost.code).toBe(1)
+    expect(lost.code).toBe(exitCodes.unreachable)
     expect(lost.stdout).toBe('')
     const executionId = Number(
       /execution (\d+) \(intent api:lost-1\) handed to the daemon/.exec(lost.stderr)?.[1],

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { getTransactionCount } from 'viem/actions'
 import { describe, expect, it } from 'vitest'
+import { exitCodes } from '../../src/cli/exitCodes.js'
 import { openLedger } from '../../src/store/index.js'
 import { useDaemonProcesses } from '../helpers/daemonProcess.js'
 import { positionsAgainstChain, settlementsOf } from '../helpers/engine.js'
@@ -213,7 +214,7 @@ describe('stockroute start', () => {
     expect(refused.code).not.toBe(0)
     expect(`${second.lines.join('\n')}${second.stderr()}`).toContain(`in use by process ${run.child.pid}`)
     await run.waitFor(/storage fault/i, 120_000)
-    expect(await exitOf(run.child)).toEqual({ code: 3, signal: null })
+    expect(await exitOf(run.child)).toEqual({ code: exitCodes.ledger, signal: null })
     expect(run.lines.join('\n')).toMatch(/free space|size limit/i)
 
     const raw = new Database(ledgerPath)

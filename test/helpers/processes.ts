@@ -100,15 +100,15 @@ export type CliRun = { code: number | null; stdout: string; stderr: string; elap
 /**
  * Runs `stockroute <args>` to its end and collects its output. The STOCKROUTE_* variables of this
  * process are removed from the child's environment, so secrets come from the .env beside the
- * config, as they would for a user.
+ * config, as they would for a user. It runs in the repository's folder unless `cwd` says otherwise.
  */
-export function runStockroute(args: readonly string[]): Promise<CliRun> {
+export function runStockroute(args: readonly string[], options: { cwd?: string } = {}): Promise<CliRun> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('STOCKROUTE_')),
   )
   const started = performance.now()
-  const child = spawn(process.execPath, ['bin/stockroute.js', ...args], {
-    cwd: repoRoot,
+  const child = spawn(process.execPath, [join(repoRoot, 'bin', 'stockroute.js'), ...args], {
+    cwd: options.cwd ?? repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })

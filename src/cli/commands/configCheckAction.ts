@@ -11,7 +11,6 @@ import {
   type StrategyRulesReport,
   type TickerRulesLookup,
 } from '../../strategy/checkStrategyMarketRules.js'
-import { formatCliError } from '../formatCliError.js'
 
 /** Per ticker info call of `config check`, ms: a check should answer quickly, and says when it could not. */
 const tickerInfoBudgetMs = 3_000
@@ -20,28 +19,17 @@ type CheckOptions = { config: string; json?: boolean; service: boolean }
 
 /**
  * What `stockroute config check` runs (its options: ./configCommand.ts): the file, then the
- * strategies' lots and ticks; the summary, or exit code 2 with what is invalid.
+ * strategies' lots and ticks; the summary, or a `ConfigError` naming what is invalid (exit code 3).
  */
 export async function checkConfig(options: CheckOptions) {
-  let daemonConfig: DaemonConfig
-  try {
-    daemonConfig = loadDaemonConfig(options.config)
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error
-    process.stderr.write(`${formatCliError(error)}\n`)
-    process.exitCode = 2
-    return
-  }
+  const daemonConfig = loadDaemonConfig(options.config)
   const strategies = daemonConfig.kind === 'embedded' ? daemonConfig.daemon : daemonConfig.config.daemon
   const rules = await checkRules(daemonConfig, strategies.strategies, options.service)
   if (rules.report.problems.length > 0) {
     const configPath =
       daemonConfig.kind === 'embedded' ? daemonConfig.configPath : daemonConfig.config.configPath
     const problems = rules.report.problems.map((p) => `  ${p.path}: ${p.message}`)
-    const error = new ConfigError(`${configPath} is invalid:`, problems, { remedy: configFieldsRemedy })
-    process.stderr.write(`${formatCliError(error)}\n`)
-    process.exitCode = 2
-    return
+    throw new ConfigError(`${configPath} is invalid:`, problems, { remedy: configFieldsRemedy })
   }
   const summary =
     daemonConfig.kind === 'embedded' ? embeddedSummary(daemonConfig) : serviceSummary(daemonConfig.config)

@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { configHelp } from '../defaultConfigPath.js'
 import { lazyAction } from '../lazyAction.js'
 
 /**
@@ -15,7 +16,7 @@ export function registerConfigCommand(program: Command) {
     .description(
       "validate a stockroute.json, the secrets it names (from the environment or the .env beside it) and its strategies' lots and ticks (from the service's ticker info)",
     )
-    .option('--config <file>', 'path of stockroute.json', 'stockroute.json')
+    .option('--config <file>', configHelp('the config to check'))
     .option('--json', 'print the summary as JSON')
     .option(
       '--no-service',

@@ -1,24 +1,26 @@
 import { type DoctorReport, loadDoctorConfig, runDoctor } from '../doctor/index.js'
+import { exitCodes } from '../exitCodes.js'
 import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'
 
 /**
- * What `stockroute doctor` runs (its options and exit codes: ./doctorCommand.ts): every check, one
- * line each; exit code 2 when the config cannot be checked, else 1 when a check fails.
+ * What `stockroute doctor` runs (its options: ./doctorCommand.ts): every check, one line each. Exit
+ * codes (../exitCodes.ts): `config` when the config cannot be read, `unreachable` when an embedded
+ * config's sandbox is not running or a check fails.
  */
 export async function runDoctorCommand(options: { config: string; json?: boolean; timeout?: number }) {
   const loaded = loadDoctorConfig(options.config)
   if (loaded.kind === 'unusable') {
     printReport(options.json, loaded.report)
-    process.exitCode = 2
+    process.exitCode = loaded.reason === 'invalid' ? exitCodes.config : exitCodes.unreachable
     return
   }
   const report = await withInterrupt((signal) =>
     runDoctor(loaded.config, { signal, timeoutMs: options.timeout }),
   )
   printReport(options.json, report)
-  process.exitCode = report.ok ? 0 : 1
+  process.exitCode = report.ok ? exitCodes.ok : exitCodes.unreachable
 }
 
 const statusLabel = { ok: 'ok', warn: 'WARN', fail: 'FAIL' } as const

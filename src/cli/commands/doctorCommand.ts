@@ -6,9 +6,8 @@ import { parsePositiveInteger, withServiceOptions } from '../options.js'
  * `stockroute doctor [--config FILE] [--json]`: checks a deployment before it trades (config and
  * secrets, service reachability, clock skew, API key, and per chain the pinned executor and
  * operator, RPC, executor code, gas, asset and allowance). Prints one line per check (or JSON
- * `{checks, ok}`); exit code 0 when no check fails (warnings allowed), 1 when one fails, 2 when
- * the config cannot be checked (invalid, secrets missing, or an embedded sandbox). The checks are
- * loaded only when the command runs (./doctorAction.ts).
+ * `{checks, ok}`); exit code 0 when no check fails (warnings allowed), else as
+ * {@link doctorExitCodesHelp} says. The checks are loaded only when the command runs (./doctorAction.ts).
  *
  * @example
  * registerDoctorCommand(program)
@@ -31,11 +30,11 @@ export function registerDoctorCommand(program: Command) {
     .action(lazyAction(() => import('./doctorAction.js'), 'runDoctorCommand'))
 }
 
-/** Scripts (CI, deploy hooks) branch on these; keep them in step with ./doctorAction.ts. */
+/** Scripts (CI, deploy hooks) branch on these: doctor's meaning of the CLI's codes (../exitCodes.ts). */
 export const doctorExitCodesHelp = `
-Exit codes:
+Exit codes (every command's: stockroute --help):
   0  no check failed (warnings allowed)
-  1  at least one check failed: fix what its FAIL line says (a halted kill switch fails too);
-     also a usage error, such as an unknown option
-  2  the config cannot be checked: not found, invalid, a secret missing, or an embedded sandbox
-     (config/default.json names no service)`
+  2  a usage error, such as an unknown option
+  3  the config cannot be checked: not found, invalid, a secret missing
+  6  at least one check failed: fix what its FAIL line says (a halted kill switch fails too);
+     or an embedded config (config/default.json) whose sandbox is not running: start it first`

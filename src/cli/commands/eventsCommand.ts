@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander'
 import { type LedgerEventKind, ledgerEventKinds } from '../../store/events.js'
+import { configHelp } from '../defaultConfigPath.js'
 import { lazyAction } from '../lazyAction.js'
 import { parsePositiveInteger } from '../options.js'
 
@@ -20,11 +21,7 @@ export function registerEventsCommand(program: Command) {
   program
     .command('events')
     .description("the ledger's events (transitions, fills, halts…); --follow streams the running daemon's")
-    .option(
-      '--config <file>',
-      'stockroute.json whose ledger or daemon to read (no secrets needed)',
-      'stockroute.json',
-    )
+    .option('--config <file>', configHelp('the config whose ledger or daemon to read (no secrets needed)'))
     .option('--follow', "follow the running daemon's event stream live until Ctrl-C")
     .option('--after <id>', 'only events after this event id (default: from the first)', parseEventId)
     .option(

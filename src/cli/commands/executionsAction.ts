@@ -8,10 +8,12 @@ import {
 } from '../../daemon/controlApi/contract.js'
 import { toExecutionDetailView } from '../../daemon/controlApi/views/executionDetailView.js'
 import { toExecutionView } from '../../daemon/controlApi/views/executionView.js'
+import { isDryRunEnd } from '../../engine/index.js'
 import { type ExecutionState, openLedger } from '../../store/index.js'
 import { DaemonClientError } from '../daemon/daemonClientError.js'
 import { announcePath, findDaemon, requireDaemon } from '../daemon/findDaemon.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
+import { exitCodes } from '../exitCodes.js'
 import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'
@@ -139,7 +141,7 @@ export async function cancelExecution(
   } catch (error) {
     if (!(error instanceof DaemonClientError) || error.status !== 409) throw error
     printCancelRefused(error, id, options.json)
-    process.exitCode = 1
+    process.exitCode = exitCodes.refused
   }
 }
 
@@ -200,7 +202,8 @@ function executionTable(rows: readonly ExecutionView[], more: boolean): string {
     ],
     rows.map((row) => [
       String(row.executionId),
-      row.state,
+      // A dry run ends `rejected` in the ledger; it reads as what it is, never as a refusal.
+      isDryRunEnd(row) ? 'dry run' : row.state,
       String(row.chainId),
       row.ticker,
       row.side,

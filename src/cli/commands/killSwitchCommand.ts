@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander'
+import { configHelp } from '../defaultConfigPath.js'
 
 type KillSwitchOptions = { config: string; json?: boolean; reason?: string }
 
@@ -38,7 +39,7 @@ export function registerKillSwitchCommands(program: Command) {
 
 function withLedgerOptions(command: Command): Command {
   return command
-    .option('--config <file>', 'stockroute.json whose ledger to use (no secrets needed)', 'stockroute.json')
+    .option('--config <file>', configHelp('the config whose ledger to use (no secrets needed)'))
     .option('--json', 'print the kill switch as JSON on stdout')
 }
 

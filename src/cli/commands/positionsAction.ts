@@ -1,4 +1,5 @@
-import { formatUnits } from 'viem'
+import { formatTokenAmount } from '@stockroute/client/domain/formatTokenAmount.js'
+import { tokenKinds } from '@stockroute/client/domain/markets.js'
 import { type PositionView, positionListSchema } from '../../daemon/controlApi/contract.js'
 import { toPositionView } from '../../daemon/controlApi/views/positionView.js'
 import { openLedger } from '../../store/index.js'
@@ -54,11 +55,11 @@ function positionTable(positions: readonly PositionView[]): string {
     ],
     positions.map((position) => {
       const assetDecimals = typeof position.assetDecimals === 'number' ? position.assetDecimals : undefined
-      const ofAsset = (value: unknown) => formatBaseUnits(value, assetDecimals)
+      const ofAsset = (value: unknown) => readableAmount(value, assetDecimals)
       return [
         String(position.chainId),
         position.ticker,
-        formatBaseUnits(position.balance, position.tokenKind === 'share' ? 18 : 0),
+        readableAmount(position.balance, position.tokenKind === 'share' ? tokenKinds.share.decimals : 0),
         ofAsset(position.avgPrice),
         ofAsset(position.costBasis),
         ofAsset(position.realizedPnl),
@@ -67,10 +68,13 @@ function positionTable(positions: readonly PositionView[]): string {
   )
 }
 
-/** A decimal string of base units in natural units; as it is when the decimals are not known. */
-function formatBaseUnits(value: unknown, decimals: number | undefined): string {
+/**
+ * A decimal string of base units as a person reads it (the reports' rule, formatTokenAmount: at
+ * most 6 fraction digits); as it is when the decimals are not known. `--json` keeps the exact value.
+ */
+function readableAmount(value: unknown, decimals: number | undefined): string {
   if (value === undefined || value === null) return '-'
   const text = String(value)
   if (decimals === undefined || !/^-?\d+$/.test(text)) return text
-  return formatUnits(BigInt(text), decimals)
+  return formatTokenAmount(BigInt(text), decimals)
 }

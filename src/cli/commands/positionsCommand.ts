@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { configHelp } from '../defaultConfigPath.js'
 import { lazyAction } from '../lazyAction.js'
 import { parseChainId } from '../options.js'
 
@@ -15,11 +16,7 @@ export function registerPositionsCommand(program: Command) {
   program
     .command('positions')
     .description("the ledger's positions: balance, average price, cost basis, realized PnL")
-    .option(
-      '--config <file>',
-      'stockroute.json whose daemon or ledger to use (no secrets needed)',
-      'stockroute.json',
-    )
+    .option('--config <file>', configHelp('the config whose daemon or ledger to use (no secrets needed)'))
     .option('--chain <id>', 'only this chain', parseChainId)
     .option('--json', 'print the positions as JSON on stdout')
     .action(lazyAction(() => import('./positionsAction.js'), 'listPositions'))

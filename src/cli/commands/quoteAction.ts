@@ -6,6 +6,7 @@ import {
 import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import { decimalsOfTokenKind } from '@stockroute/client/api/tokenQuantity.js'
 import { StockrouteError } from '@stockroute/client/domain/errors.js'
+import { formatTokenAmount } from '@stockroute/client/domain/formatTokenAmount.js'
 import { assetDecimalsOf } from '@stockroute/client/domain/units.js'
 import { type Address, createPublicClient, erc20Abi, formatUnits, http } from 'viem'
 import { ChainRpcError } from '../../chain/errors.js'
@@ -122,6 +123,11 @@ async function previewQuote(
   }
   const unjudged = (error: unknown): Previewed => {
     signal.throwIfAborted()
+    // A running daemon owns the ledger the guard reads (risk totals, kill switch): it judges swaps.
+    if (error instanceof StockrouteError && error.code === 'LEDGER_IN_USE')
+      return {
+        problem: `the daemon (pid ${String(error.details.pid)}) owns the ledger; it runs the guard on each swap it takes`,
+      }
     const message =
       error instanceof StockrouteError
         ? error.shortMessage
@@ -159,11 +165,17 @@ function describeGuard(
     }
   const { verdict, riskProblem, halted, approvals, minValidityMs } = previewed.preview
   const { quote } = result
-  const ofAsset = (amount: bigint) => `${formatUnits(amount, asset.decimals)} ${asset.symbol}`
-  const ofGiven = (amount: bigint) =>
+  // The JSON's `formatted` amounts are exact; the rows a person reads are rounded (formatTokenAmount).
+  const assetWith = (format: AmountFormat) => (amount: bigint) =>
+    `${format(amount, asset.decimals)} ${asset.symbol}`
+  const givenWith = (format: AmountFormat) => (amount: bigint) =>
     quote.isBuy
-      ? ofAsset(amount)
-      : `${formatUnits(amount, decimalsOfTokenKind(quote.tokenKind))} ${quote.ticker}`
+      ? assetWith(format)(amount)
+      : `${format(amount, decimalsOfTokenKind(quote.tokenKind))} ${quote.ticker}`
+  const ofAsset = assetWith(formatUnits)
+  const ofGiven = givenWith(formatUnits)
+  const readAsset = assetWith(formatTokenAmount)
+  const readGiven = givenWith(formatTokenAmount)
   const refusal = !verdict.ok
     ? `guard ${verdict.rule}`
     : riskProblem
@@ -198,13 +210,13 @@ function describeGuard(
   }
   const approvalText =
     approvals.approvals.length === 0
-      ? `${ofGiven(approvals.currentAllowance)} allowed: enough, nothing to approve`
-      : `${ofGiven(approvals.currentAllowance)} allowed: would approve ${approvals.approvals.map((approval) => ofGiven(approval.amount)).join(' then ')} to ${approvals.approvals[0]?.spender}`
+      ? `${readGiven(approvals.currentAllowance)} allowed: enough, nothing to approve`
+      : `${readGiven(approvals.currentAllowance)} allowed: would approve ${approvals.approvals.map((approval) => readGiven(approval.amount)).join(' then ')} to ${approvals.approvals[0]?.spender}`
   const rows = [
     row(
       'guard',
       verdict.ok
-        ? `ok: ${ofAsset(verdict.effectivePrice)} per share, fee included, vs market ${ofAsset(verdict.marketPrice)} (${verdict.deviationBps} bps); ${verdict.remainingMs} ms left, ${minValidityMs} ms needed`
+        ? `ok: ${readAsset(verdict.effectivePrice)} per share, fee included, vs market ${readAsset(verdict.marketPrice)} (${verdict.deviationBps} bps); ${verdict.remainingMs} ms left, ${minValidityMs} ms needed`
         : `refused (${verdict.rule}): ${verdict.message}`,
     ),
     row('risk', riskProblem ?? 'within limits'),
@@ -215,27 +227,37 @@ function describeGuard(
   return { json, rows }
 }
 
+/** How an amount of base units is written with its decimals: exactly (formatUnits) or for people (formatTokenAmount). */
+type AmountFormat = (amount: bigint, decimals: number) => string
+
 /** The quote's amounts in natural units, and its human rendering. */
 function describeQuote(result: GetRouterQuoteReturnType, asset: { symbol: string; decimals: number }) {
   const { quote, signature, requiredApprovals } = result
   const tokenDecimals = decimalsOfTokenKind(quote.tokenKind)
-  const ofAsset = (amount: bigint) => `${formatUnits(amount, asset.decimals)} ${asset.symbol}`
-  const ofStock = (amount: bigint) => `${formatUnits(amount, tokenDecimals)} ${quote.ticker}`
-  const formatted = quote.isBuy
-    ? {
-        amountIn: quote.amountType === 'stablecoin_in' ? ofAsset(quote.amountIn) : ofStock(quote.amountIn),
-        amountInUsed: ofAsset(quote.amountInUsed),
-        amountOut: ofStock(quote.amountOut),
-        feeAmount: ofAsset(quote.feeAmount),
-        price: ofAsset(quote.price),
-      }
-    : {
-        amountIn: ofStock(quote.amountIn),
-        amountInUsed: ofStock(quote.amountInUsed),
-        amountOut: ofAsset(quote.amountOut),
-        feeAmount: ofAsset(quote.feeAmount),
-        price: ofAsset(quote.price),
-      }
+  // The JSON's `formatted` amounts are exact; the lines a person reads are rounded by the rule of
+  // every report (formatTokenAmount: at most 6 fraction digits).
+  const amountsWith = (format: AmountFormat) => {
+    const ofAsset = (amount: bigint) => `${format(amount, asset.decimals)} ${asset.symbol}`
+    const ofStock = (amount: bigint) => `${format(amount, tokenDecimals)} ${quote.ticker}`
+    const amounts = quote.isBuy
+      ? {
+          amountIn: quote.amountType === 'stablecoin_in' ? ofAsset(quote.amountIn) : ofStock(quote.amountIn),
+          amountInUsed: ofAsset(quote.amountInUsed),
+          amountOut: ofStock(quote.amountOut),
+          feeAmount: ofAsset(quote.feeAmount),
+          price: ofAsset(quote.price),
+        }
+      : {
+          amountIn: ofStock(quote.amountIn),
+          amountInUsed: ofStock(quote.amountInUsed),
+          amountOut: ofAsset(quote.amountOut),
+          feeAmount: ofAsset(quote.feeAmount),
+          price: ofAsset(quote.price),
+        }
+    return { amounts, ofAsset, ofStock }
+  }
+  const formatted = amountsWith(formatUnits).amounts
+  const { amounts: shown, ofAsset, ofStock } = amountsWith(formatTokenAmount)
   const kind = quote.tokenKind === 'stock' ? 'StockToken, whole shares' : 'ShareToken, 18 decimals'
   const row = (label: string, value: string): LabelledRow => [label, value]
   const approvalText = (approval: (typeof requiredApprovals)[number]) => {
@@ -251,15 +273,15 @@ function describeQuote(result: GetRouterQuoteReturnType, asset: { symbol: string
   const rows = (expiresInSeconds: number) => [
     ...(quote.isBuy
       ? [
-          row('receive', formatted.amountOut),
-          row('pay', `${formatted.amountInUsed} (fee ${formatted.feeAmount} included)`),
-          ...(quote.amountType === 'stablecoin_in' ? [row('offered', formatted.amountIn)] : []),
+          row('receive', shown.amountOut),
+          row('pay', `${shown.amountInUsed} (fee ${shown.feeAmount} included)`),
+          ...(quote.amountType === 'stablecoin_in' ? [row('offered', shown.amountIn)] : []),
         ]
       : [
-          row('deliver', formatted.amountInUsed),
-          row('receive', `${formatted.amountOut} (net of fee ${formatted.feeAmount})`),
+          row('deliver', shown.amountInUsed),
+          row('receive', `${shown.amountOut} (net of fee ${shown.feeAmount})`),
         ]),
-    row('price', `${formatted.price} per share`),
+    row('price', `${shown.price} per share`),
     ...requiredApprovals.map((approval) => row('approve', approvalText(approval))),
     row('quote id', quote.quoteId),
     row('signature', signature),

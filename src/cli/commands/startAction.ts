@@ -1,21 +1,13 @@
 import { plural } from '@stockroute/client/domain/plural.js'
-import { ConfigError, loadDaemonConfig } from '../../config/config.js'
+import { loadDaemonConfig } from '../../config/config.js'
 import { unfinishedLeftByEmbeddedRun } from '../../daemon/embeddedSandbox.js'
 import { type DaemonReport, startDaemon } from '../../daemon/startDaemon.js'
-import { formatCliError } from '../formatCliError.js'
+import { exitCodes } from '../exitCodes.js'
 import { listenForShutdownSignals } from '../shutdown.js'
 
 /** What `stockroute start` runs (its options: ./startCommand.ts): the daemon, until a signal or the duration. */
 export async function runDaemon(options: { config: string; duration?: number }) {
-  let config: ReturnType<typeof loadDaemonConfig>
-  try {
-    config = loadDaemonConfig(options.config)
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error
-    process.stderr.write(`${formatCliError(error)}\n`)
-    process.exitCode = 2
-    return
-  }
+  const config = loadDaemonConfig(options.config)
   const daemon = await startDaemon({ config, durationSeconds: options.duration })
   let firstSignalAt = 0
   // Kept listening while stopping: a second signal (npm forwarding the same Ctrl-C) must not
@@ -31,6 +23,7 @@ export async function runDaemon(options: { config: string; duration?: number }) 
   })
   const report = await Promise.race([daemon.done, signalled])
   if (report.unfinished > 0) process.stderr.write(`${unfinishedAtStopLine(report, daemon.ledgerPath)}\n`)
+  if (report.storageFault) process.exitCode = exitCodes.ledger
   // Timers of libraries (keep-alive sockets, file streams) must not hold the process open; a
   // stop by signal is a clean stop (exit code 0), not a death by it.
   setTimeout(() => process.exit(process.exitCode ?? 0), 200).unref()

@@ -3,11 +3,13 @@ import { performance } from 'node:perf_hooks'
 import type { Price } from '@stockroute/client/domain/units.js'
 import { dryRunLedgerFileName } from '../../config/ledgerPath.js'
 import type { ExecutionOutcome, SwapIntent } from '../../engine/index.js'
+import { isDryRunEnd } from '../../engine/index.js'
 import type { ExecutionEvent, ExecutionRecord } from '../../store/index.js'
 import { announcePath, findDaemon } from '../daemon/findDaemon.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { swapThroughDaemon } from '../daemon/swapThroughDaemon.js'
 import { openConfiguredEngine } from '../engineFromConfig.js'
+import { exitCodes } from '../exitCodes.js'
 import { assertSameTrade } from '../intentReuse.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'
@@ -115,7 +117,7 @@ async function runSwap(options: SwapOptions) {
       replay,
     })
     printResult(options.json, result, () => describeSwap(result, outcome.execution))
-    if (!result.done) process.exitCode = 1
+    if (!result.done) process.exitCode = exitCodes.refused
   })
 }
 
@@ -144,7 +146,10 @@ export function createStatusPrinter(stream: StatusStream, elapsedMs: () => numbe
       : `execution ${execution.id} (intent ${execution.intentId}, recovered)`
   return {
     transition(event: ExecutionEvent, execution: ExecutionRecord) {
-      const head = `[+${elapsedMs()} ms] ${label(execution)} ${event.to}`
+      // A dry run ends `rejected` in the ledger (it has no state for "signed, simulated, not sent"):
+      // it reads as what it is, never as a refusal.
+      const state = isDryRunEnd({ state: event.to, reason: event.reason }) ? 'dry run done' : event.to
+      const head = `[+${elapsedMs()} ms] ${label(execution)} ${state}`
       if (!stream.isTTY) {
         stream.write(`${head}: ${event.reason}\n`)
         return

@@ -15,6 +15,7 @@ import {
 } from '../../daemon/controlApi/contract.js'
 import { type ExecutionRecord, terminalExecutionStates } from '../../store/index.js'
 import { describeSwap, swapResult } from '../commands/swapResult.js'
+import { exitCodes } from '../exitCodes.js'
 import { assertSameTrade } from '../intentReuse.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'
@@ -109,7 +110,7 @@ export async function swapThroughDaemon(
   })
   if (ended === undefined) {
     process.stderr.write(`${interruptedNote(handover, key)}\n`)
-    process.exitCode = 130
+    process.exitCode = exitCodes.interrupted
     return
   }
   const { view, replay } = ended
@@ -124,7 +125,7 @@ export async function swapThroughDaemon(
     replay,
   })
   printResult(swap.json, result, () => describeSwap(result, outcome.execution))
-  if (!result.done) process.exitCode = 1
+  if (!result.done) process.exitCode = exitCodes.refused
 }
 
 /** What Ctrl-C leaves: nothing sent, a swap the daemon may have, or one it carries on. */

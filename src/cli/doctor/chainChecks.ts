@@ -4,6 +4,7 @@ import {
   describeConnectionFailure,
   permanentConnectionFailureOf,
 } from '@stockroute/client/api/connectionFailure.js'
+import { formatTokenAmount } from '@stockroute/client/domain/formatTokenAmount.js'
 import { type Address, formatEther, formatUnits, isAddressEqual, maxUint256, parseEther } from 'viem'
 import { type ChainClients, createChainClients } from '../../chain/clients.js'
 import { readAllowance, readBalance, readDecimals } from '../../chain/erc20.js'
@@ -319,7 +320,7 @@ async function checkGas(context: ChainContext, address: Address): Promise<ChainC
   try {
     const balance = await context.call(context.publicClient.getBalance({ address }), 'eth_getBalance')
     const details = { wallet: address, balanceWei: balance.toString(), minimumWei: minimum.toString() }
-    const found = `wallet ${address} holds ${formatEther(balance)} native gas money`
+    const found = `wallet ${address} holds ${formatTokenAmount(balance, 18)} native gas money`
     if (balance === 0n)
       return {
         name: 'gas',
@@ -408,7 +409,7 @@ async function checkAsset(
   }
   const formatted = formatUnits(balance, decimals)
   const details = { symbol, token, decimals, wallet, balance: balance.toString(), formatted }
-  const found = `${symbol} ${token} (${decimals} decimals): wallet ${wallet} holds ${formatted} ${symbol}`
+  const found = `${symbol} ${token} (${decimals} decimals): wallet ${wallet} holds ${formatTokenAmount(balance, decimals)} ${symbol}`
   if (balance === 0n)
     return {
       decimals,
@@ -458,7 +459,7 @@ async function checkAllowance(
     unlimited,
     approvalPolicy: policy,
   }
-  const amount = unlimited ? 'an unlimited allowance' : `${formatUnits(allowance, decimals)} ${symbol}`
+  const amount = unlimited ? 'an unlimited allowance' : `${formatTokenAmount(allowance, decimals)} ${symbol}`
   const found = `wallet ${owner} allows executor ${spender} ${amount}`
   if (unlimited && policy !== 'unlimited')
     return {

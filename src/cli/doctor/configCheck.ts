@@ -1,6 +1,8 @@
+import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import type { Address, LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { ConfigError, loadDaemonConfig, type StockrouteConfig } from '../../config/config.js'
+import { ConfigError, type StockrouteConfig } from '../../config/config.js'
+import { loadServiceConfig } from '../serviceClient.js'
 import { type DoctorCheck, type DoctorReport, reasonOf, reportOf } from './types.js'
 
 /** A configuration doctor can check (a service, its secrets loaded), or the report of why it cannot. */
@@ -9,19 +11,24 @@ export type DoctorConfig =
   | { kind: 'unusable'; reason: 'invalid' | 'embedded'; report: DoctorReport }
 
 /**
- * Reads the configuration doctor is to check. A file that does not load (not found, invalid, a
- * secret missing) or that runs an embedded sandbox (no service to check) gives a report with one
- * failed `config` check that says why and what to do: `stockroute doctor` exits 2 for it.
+ * Reads the configuration doctor is to check, as every command reads it (`loadServiceConfig`): an
+ * embedded one checks the sandbox its running daemon made. A file that does not load (not found,
+ * invalid, a secret missing), or an embedded one whose sandbox is not running, gives a report with
+ * one failed `config` check that says why and what to do (exit codes `config` and `unreachable`).
  *
  * @example
  * const loaded = loadDoctorConfig('stockroute.json')
  * if (loaded.kind === 'service') await runDoctor(loaded.config)
  */
 export function loadDoctorConfig(path: string, environment: NodeJS.ProcessEnv = process.env): DoctorConfig {
-  let loaded: ReturnType<typeof loadDaemonConfig>
   try {
-    loaded = loadDaemonConfig(path, environment)
+    return { kind: 'service', config: loadServiceConfig(path, environment) }
   } catch (error) {
+    if (error instanceof StockrouteError && error.code === 'SANDBOX_NOT_RUNNING')
+      return unusable('embedded', `${error.shortMessage}; ${error.remedy}`, {
+        ...error.details,
+        embedded: true,
+      })
     if (!(error instanceof ConfigError)) throw error
     const notFound = error.shortMessage.startsWith('config file not found')
     const meta = notFound ? [] : error.metaMessages.map((line) => line.trim())
@@ -39,13 +46,6 @@ export function loadDoctorConfig(path: string, environment: NodeJS.ProcessEnv = 
       configPath: path,
     })
   }
-  if (loaded.kind === 'embedded')
-    return unusable(
-      'embedded',
-      `${loaded.configPath} runs an embedded sandbox ("sandbox": {"embedded": true}): it names no service, chains or secrets, so there is nothing to check. To check a service, give a config that names one: \`stockroute sandbox --write-config ./sbx\` then \`stockroute doctor --config ./sbx/stockroute.json\` for the local sandbox, or a copy of config/example.service.json with its .env for a real deployment`,
-      { configPath: loaded.configPath, embedded: true },
-    )
-  return { kind: 'service', config: loaded.config }
 }
 
 function unusable(

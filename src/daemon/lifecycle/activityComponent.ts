@@ -50,6 +50,7 @@ function reportOf(run: DaemonRun, printer: ActivityPrinter, reason: string): Dae
     },
     unfinished: need(run, 'ledger').executions.listUnfinishedExecutions().length,
     embedded: run.parts.sandbox !== undefined,
+    storageFault: need(run, 'ledger').storageFault !== undefined,
   }
 }
 

@@ -31,6 +31,8 @@ export type DaemonReport = {
   unfinished: number
   /** True when the run traded on an embedded sandbox (its chains and ledger end with the run). */
   embedded: boolean
+  /** True when a storage fault (disk full, I/O error) stopped the run. */
+  storageFault: boolean
 }
 
 /** What the components make, each in its start, for the ones started after it. */

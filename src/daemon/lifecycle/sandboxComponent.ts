@@ -1,10 +1,12 @@
+import { removeEmbeddedConnection } from '../embeddedConnection.js'
 import { startEmbeddedSandbox } from '../embeddedSandbox.js'
 import type { DaemonComponent } from './daemonComponent.js'
 import type { DaemonRun } from './daemonRun.js'
 
 /**
  * The configuration the daemon trades with: on an embedded one, the sandbox it starts (two anvil
- * chains and the service, in process), stopped last, after the engine has drained on it.
+ * chains and the service, in process), stopped last, after the engine has drained on it. While it
+ * runs, commands reach it through the file it writes beside the ledger (../embeddedConnection.ts).
  *
  * @example
  * const components = [sandboxComponent(run), logsComponent(run)]
@@ -22,7 +24,9 @@ export function sandboxComponent(run: DaemonRun): DaemonComponent {
       run.parts.config = embedded.config
     },
     async stop() {
-      await run.parts.sandbox?.stop()
+      if (!run.parts.sandbox) return
+      if (run.parts.config) removeEmbeddedConnection(run.parts.config.ledgerPath, process.pid)
+      await run.parts.sandbox.stop()
     },
   }
 }

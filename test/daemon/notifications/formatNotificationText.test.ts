@@ -85,9 +85,13 @@ describe('formatNotificationText', () => {
     )
   })
 
-  it('formatBaseUnits keeps every digit and pads money to 2 decimals', () => {
+  it('formatBaseUnits pads money to 2 decimals, keeps up to 6 and rounds the 18-decimal noise away', () => {
     expect(formatBaseUnits('300000000', 6)).toBe('300.00')
     expect(formatBaseUnits('123456', 6)).toBe('0.123456')
+    // 39.978310249750249751: the 7th fraction digit is 2, so it rounds down to 39.978310 → 39.97831.
+    expect(formatBaseUnits('39978310249750249751', 18)).toBe('39.97831')
+    // 40018.288559999999999445: the 7th digit is 9, so .288559|99… rounds up to .28856.
+    expect(formatBaseUnits('40018288559999999999445', 18)).toBe('40018.28856')
     expect(formatBaseUnits(5n, 0, 0)).toBe('5')
     expect(formatBaseUnits('not a number', 6)).toBe('not a number')
   })
