@@ -1,11 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { uplotFiles } from '../report/render/uplotSource.js'
 
 // The dashboard is static files shipped in the package (src/dashboard/static: HTML, CSS, plain ES
 // modules), served as they are: no build step, no CDN. Its chart library, uPlot, is served from
-// node_modules (the same build the HTML report inlines), never copied into src.
+// node_modules (the same build the HTML report inlines), never copied into src; the rule that rounds
+// amounts for display is the client's own build (@stockroute/client/domain/displayAmount.js, a
+// module that imports nothing), so the browser and the CLI round alike.
 
 /** One file the daemon serves under /dashboard/. */
 export type DashboardAsset = { contentType: string; body: string }
@@ -20,11 +23,13 @@ const contentTypes: Readonly<Record<string, string>> = {
 /** The folder of the dashboard's pages, scripts and styles. */
 export const dashboardStaticDir = fileURLToPath(new URL('./static/', import.meta.url))
 
+const require = createRequire(import.meta.url)
+
 /**
  * Every file the dashboard serves, by URL name, read once at start: the files of
- * {@link dashboardStaticDir} with a known type, and `vendor/uPlot.iife.min.js`,
- * `vendor/uPlot.min.css` from node_modules. A name not listed is a 404, so no path from a request
- * ever reaches the file system.
+ * {@link dashboardStaticDir} with a known type, `vendor/uPlot.iife.min.js`, `vendor/uPlot.min.css`
+ * from node_modules, and `vendor/displayAmount.js` from the client's build. A name not listed is a
+ * 404, so no path from a request ever reaches the file system.
  *
  * @example
  * const assets = loadDashboardAssets()
@@ -45,5 +50,17 @@ export function loadDashboardAssets(): ReadonlyMap<string, DashboardAsset> {
     contentType: contentTypes['.css'] ?? '',
     body: readFileSync(uplotFiles.style, 'utf8'),
   })
+  assets.set('vendor/displayAmount.js', {
+    contentType: contentTypes['.js'] ?? '',
+    // The client's build: its package exports map this name to dist/domain/displayAmount.js.
+    body: withoutSourceMapLink(
+      readFileSync(require.resolve('@stockroute/client/domain/displayAmount.js'), 'utf8'),
+    ),
+  })
   return assets
+}
+
+/** A built module without its `//# sourceMappingURL` line: the map is not served. */
+function withoutSourceMapLink(body: string): string {
+  return body.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n')
 }

@@ -818,6 +818,16 @@ export const pnlSeriesReplySchema = z
               .describe('cumulative bought minus sold plus realized: open positions at cost'),
           }),
         ),
+        costAtFills: z
+          .array(
+            z.object({
+              atMs: z.number().describe('when the daemon recorded the fill'),
+              costBasis: z.string().describe('the open positions at cost right after it, asset units'),
+            }),
+          )
+          .describe(
+            'one point per live fill of the last day, oldest first: the equity curve from the first fill on',
+          ),
         marks: z
           .array(
             z.object({

@@ -35,6 +35,17 @@ export async function api(path, { method, body } = {}) {
   return json
 }
 
+/**
+ * Whether this browser is logged in (GET /dashboard/session answers 200 either way: a visitor who has
+ * not logged in yet costs no failed load in the console); keeps the session's CSRF token, which a new
+ * tab does not have yet.
+ */
+export async function hasSession() {
+  const { authenticated, csrfToken } = await api('/dashboard/session')
+  if (csrfToken) keepCsrfToken(csrfToken)
+  return authenticated
+}
+
 /** Logs in with the control API token; keeps the CSRF token it answers. */
 export async function logIn(token) {
   const answer = await api('/dashboard/login', { body: { token } }).catch((error) => {

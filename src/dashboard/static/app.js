@@ -2,7 +2,7 @@
 // the URL's hash names, re-drawn when the hash changes. Each page returns a function that stops
 // its timers and streams.
 
-import { api, logIn, logOut, Unauthorized } from './api.js'
+import { hasSession, logIn, logOut, Unauthorized } from './api.js'
 import { clear, el } from './dom.js'
 import { renderExecutions } from './executions.js'
 import { renderLatency } from './latency.js'
@@ -56,13 +56,16 @@ async function showPage() {
   }
 }
 
+/** Asks the daemon whether this browser has a session: the login form, or the page. */
 async function start() {
+  let loggedIn = false
   try {
-    await api('/v1/kill-switch')
+    loggedIn = await hasSession()
   } catch (error) {
-    if (error instanceof Unauthorized) return showLogin()
+    return showLogin(`The daemon did not answer: ${String(error.message ?? error)}`)
   }
-  await showPage()
+  if (loggedIn) await showPage()
+  else showLogin()
 }
 
 document.getElementById('login-form').addEventListener('submit', async (event) => {

@@ -59,17 +59,26 @@ export function table(headers, rows, attributes = {}) {
   )
 }
 
-/** A row of cells; a cell is text, a node, or `{ text, class }`. */
+/** A row of cells; a cell is text, a node, or `{ text, class, title }`. */
 export function row(cells, attributes = {}) {
   return el(
     'tr',
     attributes,
     cells.map((cell) =>
       cell !== null && typeof cell === 'object' && !(cell instanceof Node)
-        ? el('td', { class: cell.class }, cell.text)
+        ? el('td', { class: cell.class, title: cell.title }, cell.text)
         : el('td', {}, cell),
     ),
   )
+}
+
+/**
+ * A long identifier (an address, a hash) cut to its start with an ellipsis, so a table fits its
+ * card: the tooltip shows it whole, and a copy takes it whole (the text is all there).
+ * @example el('td', {}, clipped(wallet.address))
+ */
+export function clipped(text) {
+  return el('span', { class: 'clipped', title: text }, text)
 }
 
 /** A card: a titled box of the page grid. */

@@ -1,7 +1,9 @@
 // Executions: the newest executions, kept live by the ledger's event stream (GET /v1/events through
 // EventSource, which sends the session cookie and resumes by itself), filterable, each row opening
-// its timeline of events, its transactions and fills (GET /v1/executions/:id).
+// its timeline of events, its transactions and fills (GET /v1/executions/:id). Amounts are shown
+// rounded for display (amounts.js), a fill's in its token's and its asset's units.
 
+import { amountText, baseUnitsText, stockQuantityText } from './amounts.js'
 import { api, Unauthorized } from './api.js'
 import { card, clear, el, row, table, timeText } from './dom.js'
 
@@ -73,7 +75,7 @@ export async function renderExecutions(main, { onUnauthorized }) {
               { text: execution.chainId, class: 'num' },
               execution.ticker,
               execution.side,
-              { text: execution.amountIn, class: 'num' },
+              { text: amountText(execution.amountIn), class: 'num', title: execution.amountIn },
               execution.strategy ?? '–',
               { text: execution.state, class: 'state' },
               { text: execution.fills, class: 'num fills' },
@@ -95,7 +97,7 @@ export async function renderExecutions(main, { onUnauthorized }) {
         el(
           'h2',
           {},
-          `Execution ${execution.executionId}: ${execution.ticker} ${execution.side} ${execution.amountIn}`,
+          `Execution ${execution.executionId}: ${execution.ticker} ${execution.side} ${amountText(execution.amountIn)}`,
         ),
         el('p', { class: 'reason' }, `${execution.state}${execution.reason ? ` – ${execution.reason}` : ''}`),
         el('h3', {}, 'Timeline'),
@@ -128,17 +130,18 @@ export async function renderExecutions(main, { onUnauthorized }) {
         ),
         el('h3', {}, 'Fills'),
         table(
-          ['tx', 'amount in', 'amount out', 'fee', 'block', 'reversed'],
+          ['tx', 'shares', 'asset', 'fee (asset)', 'block', 'reversed'],
           execution.fills.map((fill) =>
             row([
               fill.txHash,
-              { text: fill.amountIn, class: 'num' },
-              { text: fill.amountOut, class: 'num' },
-              { text: fill.feeAmount, class: 'num' },
+              { text: stockQuantityText(fill), class: 'num' },
+              { text: baseUnitsText(fill.assetAmount, fill.assetDecimals), class: 'num' },
+              { text: baseUnitsText(fill.feeAmount, fill.assetDecimals), class: 'num' },
               fill.blockNumber,
               fill.reversedAt ? `${timeText(fill.reversedAt)} ${fill.reversalReason}` : '',
             ]),
           ),
+          { id: 'execution-fills' },
         ),
       )
     } catch (error) {

@@ -1,9 +1,11 @@
 // Overview: the kill switch (halt and resume, each with a reason), each chain's status and crash
-// recovery (GET /health), positions, and equity (open positions at cost) and PnL over time.
+// recovery (GET /health), positions, and equity (open positions at cost and at the market) and PnL
+// over time. Amounts are shown rounded for display (amounts.js); the API keeps them exact.
 
+import { amountText } from './amounts.js'
 import { api, Unauthorized } from './api.js'
 import { timeChart } from './charts.js'
-import { card, clear, el, row, table, timeText } from './dom.js'
+import { card, clear, clipped, el, row, table, timeText } from './dom.js'
 
 const refreshMs = 3000
 const pnlRefreshMs = 60_000
@@ -71,7 +73,7 @@ export async function renderOverview(main, { onUnauthorized }) {
     clear(positionsBox).append(el('h2', {}, 'Positions'), positionsTable(positions.tables[0]))
   }
 
-  // The curves change once a minute (the daemon's marks): redrawn at that pace, not every refresh.
+  // The curves gain a point per fill and per mark (once a minute): redrawn once a minute, not every refresh.
   let removeChart = () => undefined
   const redrawPnl = async () => {
     const pnl = await api('/v1/series/pnl')
@@ -101,11 +103,11 @@ function chainsTable(health) {
         row([
           { text: chain.chainId, class: 'num' },
           chain.asset,
-          wallet.address,
+          clipped(wallet.address),
           { text: wallet.state, class: wallet.state === 'ready' ? 'ok' : 'halted' },
-          { text: wallet.recovery ?? '–', class: 'wrap' },
           { text: wallet.pending, class: 'num' },
           { text: wallet.nextNonce ?? '–', class: 'num' },
+          { text: wallet.recovery ?? '–', class: 'wrap' },
         ]),
       )
   return el(
@@ -116,7 +118,10 @@ function chainsTable(health) {
       { class: 'muted' },
       `daemon ${health.status ?? '?'}, up ${health.uptimeSeconds ?? '?'} s, ${health.executionsInFlight ?? 0} executions in flight`,
     ),
-    table(['chain', 'asset', 'wallet', 'state', 'recovery', 'pending', 'next nonce'], rows),
+    // The recovery's text wraps in the last column, so the table fits a half-width card.
+    table(['chain', 'asset', 'wallet', 'state', 'pending', 'next nonce', 'recovery'], rows, {
+      class: 'fit',
+    }),
   )
 }
 
@@ -152,15 +157,16 @@ function positionsTable(report) {
 }
 
 /**
- * Per chain and asset: the open positions at the market over the last day (the daemon's marks, once
- * a minute), then realized PnL, fees and positions at cost day by day.
+ * Per chain and asset: equity over the last day (the open positions at cost after each fill, and at
+ * the market and at cost at each of the daemon's marks, once a minute), then realized PnL, fees and
+ * positions at cost day by day.
  */
 function drawPnl(box, series) {
   box.append(
     el(
       'p',
       { class: 'muted' },
-      'Equity: the open positions at the market, marked by the daemon once a minute (at cost when a stock has no market price). PnL: realized PnL and fees per day (UTC), cumulative.',
+      'Equity: the open positions at cost from each fill on, and at the market as the daemon marks them once a minute (at cost when a stock has no market price). PnL: realized PnL and fees per day (UTC), cumulative.',
     ),
   )
   if (series.length === 0) {
@@ -170,62 +176,88 @@ function drawPnl(box, series) {
   const removers = []
   for (const one of series) {
     box.append(el('h3', {}, `chain ${one.chainId} · ${one.asset}`))
-    const marks = one.marks ?? []
-    if (marks.length >= 2) {
-      const chartBox = el('div', { class: 'chart', id: `equity-${one.chainId}` })
-      box.append(chartBox)
-      removers.push(
-        timeChart(chartBox, {
-          xs: marks.map((mark) => mark.atMs),
-          unit: one.asset,
-          series: [
-            { label: 'open positions at market', values: marks.map((mark) => Number(mark.marketValue)) },
-            { label: 'at cost', values: marks.map((mark) => Number(mark.costBasis)) },
-          ],
-        }),
-      )
-    } else {
-      const last = marks.at(-1)
-      box.append(
-        el(
-          'p',
-          {},
-          last
-            ? `open positions at market ${last.marketValue} ${one.asset} (cost ${last.costBasis}); the curve starts with the next mark`
-            : 'no mark of the open positions yet (the daemon marks them once a minute)',
-        ),
-      )
-    }
-    // A single day is a figure, not a curve: say it.
-    if (one.points.length < 2) {
-      const only = one.points[0]
-      if (only)
-        box.append(
-          el(
-            'p',
-            {},
-            `${only.day} (the only day so far): realized PnL ${only.realizedPnl}, fees ${only.fees} ${one.asset}, positions at cost ${only.costBasis}`,
-          ),
-        )
-      continue
-    }
-    const chartBox = el('div', { class: 'chart' })
-    box.append(chartBox)
-    const xs = one.points.map((point) => point.atMs)
-    removers.push(
-      timeChart(chartBox, {
-        xs,
-        unit: one.asset,
-        dots: xs.length < 3,
-        series: [
-          { label: 'realized PnL', values: one.points.map((point) => Number(point.realizedPnl)) },
-          { label: 'fees', values: one.points.map((point) => Number(point.fees)) },
-          { label: 'positions at cost', values: one.points.map((point) => Number(point.costBasis)) },
-        ],
-      }),
-    )
+    removers.push(drawEquity(box, one), drawDays(box, one))
   }
   return () => {
     for (const remove of removers) remove()
   }
+}
+
+/**
+ * The equity curve of one chain and asset over the last day: a point at cost after each fill (so it
+ * starts with the first fill, not a minute later with the first mark), and the marks at the market
+ * and at cost; under it, the latest figures.
+ */
+function drawEquity(box, one) {
+  const steps = [
+    ...(one.costAtFills ?? []).map((fill) => ({ ...fill, marketValue: null, fill: true })),
+    ...(one.marks ?? []),
+  ].sort((a, b) => a.atMs - b.atMs)
+  const last = steps.at(-1)
+  if (!last) {
+    box.append(el('p', {}, 'no fill and no mark of the open positions in the last day'))
+    return () => undefined
+  }
+  const chartBox = el('div', { class: 'chart', id: `equity-${one.chainId}` })
+  box.append(chartBox, el('p', { class: 'equity-now' }, equityNowText(one, last)))
+  return timeChart(chartBox, {
+    xs: steps.map((step) => step.atMs),
+    unit: one.asset,
+    dots: steps.length < 3,
+    series: [
+      {
+        label: 'open positions at market',
+        values: steps.map((step) => (step.marketValue === null ? null : Number(step.marketValue))),
+        texts: steps.map((step) => step.marketValue),
+      },
+      {
+        label: 'at cost',
+        values: steps.map((step) => Number(step.costBasis)),
+        texts: steps.map((step) => step.costBasis),
+      },
+    ],
+  })
+}
+
+/** The latest equity figures in words: the last mark's, or the cost after the last fill. */
+function equityNowText(one, last) {
+  const asset = one.asset
+  if (last.fill)
+    return `open positions at cost ${amountText(last.costBasis)} ${asset} after the fill of ${timeText(last.atMs)}; the daemon marks them at the market once a minute`
+  return `open positions at market ${amountText(last.marketValue)} ${asset} (cost ${amountText(last.costBasis)}), marked ${timeText(last.atMs)}`
+}
+
+/** Realized PnL, fees and positions at cost day by day; a single day is a figure, not a curve. */
+function drawDays(box, one) {
+  const asset = one.asset
+  if (one.points.length < 2) {
+    const only = one.points[0]
+    if (only)
+      box.append(
+        el(
+          'p',
+          { class: 'day-figures' },
+          `${only.day} (the only day so far): realized PnL ${amountText(only.realizedPnl)} ${asset}, fees ${amountText(only.fees)} ${asset}, positions at cost ${amountText(only.costBasis)} ${asset}`,
+        ),
+      )
+    return () => undefined
+  }
+  const chartBox = el('div', { class: 'chart' })
+  box.append(chartBox)
+  const xs = one.points.map((point) => point.atMs)
+  const line = (label, key) => ({
+    label,
+    values: one.points.map((point) => Number(point[key])),
+    texts: one.points.map((point) => point[key]),
+  })
+  return timeChart(chartBox, {
+    xs,
+    unit: asset,
+    dots: xs.length < 3,
+    series: [
+      line('realized PnL', 'realizedPnl'),
+      line('fees', 'fees'),
+      line('positions at cost', 'costBasis'),
+    ],
+  })
 }

@@ -8,7 +8,7 @@ import {
   sessionCookie,
 } from '../http/dashboardSessions.js'
 import { readBody } from '../http/readBody.js'
-import type { ControlReply, ControlRoute } from '../types.js'
+import type { ControlReply, ControlRequest, ControlRoute } from '../types.js'
 
 /**
  * The browser's fence: scripts, styles and fetches from this server only, no inline script (a
@@ -33,11 +33,32 @@ const serve = (asset: DashboardAsset | undefined, name: string): ControlReply =>
 }
 
 /**
+ * `GET /dashboard/session`: whether this browser is logged in, `200` either way, so the page asks
+ * before it shows anything and a browser logs no failed load for a visitor who has not logged in
+ * yet. A live session also answers its CSRF token: a new tab (its sessionStorage empty) of a
+ * logged-in browser can then change state too. Another site cannot read the answer (no CORS) and
+ * does not send the cookie (SameSite=Strict).
+ */
+function sessionState(
+  sessions: DashboardSessions,
+  bearerToken: string | undefined,
+  request: ControlRequest,
+): ControlReply {
+  const session = sessions.find(request.headers.cookie)
+  const body = session
+    ? { authenticated: true, csrfToken: session.csrfToken }
+    : // No token configured: the API is open, so the page needs no login.
+      { authenticated: bearerToken === undefined }
+  return { status: 200, headers: { 'cache-control': 'no-store' }, body }
+}
+
+/**
  * The dashboard's routes outside `/v1`, served without the token: its static files (they hold no
  * data; every figure comes from `/v1` routes that need the token or a session), `/` redirecting to
- * `/dashboard/`, and the login and logout that make and end a session. The login takes the control
- * API token as JSON (a JSON body cannot come from a cross-site form) and answers an HttpOnly,
- * SameSite=Strict session cookie and the CSRF token the page keeps in sessionStorage.
+ * `/dashboard/`, the session probe, and the login and logout that make and end a session. The
+ * login takes the control API token as JSON (a JSON body cannot come from a cross-site form) and
+ * answers an HttpOnly, SameSite=Strict session cookie and the CSRF token the page keeps in
+ * sessionStorage.
  *
  * @example
  * const routes = dashboardPageRoutes({ sessions, bearerToken })
@@ -61,6 +82,12 @@ export function dashboardPageRoutes(parameters: {
       handle: () => ({ status: 302, headers: { location: '/dashboard/' }, body: '' }),
     },
     { method: 'GET', path: '/dashboard/', handle: () => serve(assets.get('index.html'), 'index.html') },
+    // Before `/dashboard/:file`, which would take its path.
+    {
+      method: 'GET',
+      path: '/dashboard/session',
+      handle: (request) => sessionState(sessions, bearerToken, request),
+    },
     {
       method: 'GET',
       path: '/dashboard/:file',

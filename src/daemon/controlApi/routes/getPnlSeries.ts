@@ -6,18 +6,21 @@ import { utcDayOf } from '../../../store/ledgerDays.js'
 import { pnlSeriesQuerySchema } from '../contract.js'
 import { readQuery } from '../http/readQuery.js'
 import type { ControlReply, ControlRequest } from '../types.js'
+import { costAfterFills } from './costAfterFills.js'
 import type { DashboardData } from './dashboardData.js'
 
 type Point = { day: string; atMs: number; realizedPnl: string; fees: string; costBasis: string }
 
-/** How far back the equity marks go: the day the overview shows. */
+/** How far back the equity marks and the costs after fills go: the day the overview shows. */
 const marksWindowMs = 86_400_000
 
 /**
  * `GET /v1/series/pnl?chainId`: per chain and asset, day by day (UTC), the cumulative realized PnL
  * (income included), fees, and cost of the open positions (bought − sold + realized), summed in
- * base units from the ledger's daily figures and income, as the pnl report sums them; and the last day's marks of the open
- * positions at the market, taken by the daemon once a minute (`equity_marks`).
+ * base units from the ledger's daily figures and income, as the pnl report sums them; and the last
+ * day's equity: the open positions at cost right after each fill (`costAtFills`, from the ledger,
+ * so the curve starts with the first fill) and their marks at the market, taken by the daemon once
+ * a minute (`equity_marks`). Amounts are exact decimal strings; the dashboard rounds what it shows.
  *
  * @example
  * const route = { method: 'GET', path: '/v1/series/pnl', handle: getPnlSeries(data) } as const
@@ -56,6 +59,7 @@ export function getPnlSeries(data: DashboardData) {
         chainId: number
         asset: string
         assetToken: string
+        decimals: number
         realized: bigint
         fees: bigint
         cost: bigint
@@ -68,6 +72,7 @@ export function getPnlSeries(data: DashboardData) {
         chainId: sums.chainId,
         asset: symbols.get(key) ?? sums.assetToken,
         assetToken: sums.assetToken,
+        decimals: sums.assetDecimals,
         realized: 0n,
         fees: 0n,
         cost: 0n,
@@ -85,11 +90,20 @@ export function getPnlSeries(data: DashboardData) {
       })
       running.set(key, entry)
     }
-    const marks = data.ledger.equityMarks.list({ sinceMs: data.now() - marksWindowMs, chainId })
-    const series = [...running.values()].map(({ chainId: chain, asset, assetToken, points }) => ({
+    const sinceMs = data.now() - marksWindowMs
+    const marks = data.ledger.equityMarks.list({ sinceMs, chainId })
+    const afterFills = costAfterFills(database, {
+      sinceMs,
+      costNow: new Map([...running].map(([key, entry]) => [key, entry.cost])),
+    })
+    const series = [...running].map(([key, { chainId: chain, asset, assetToken, decimals, points }]) => ({
       chainId: chain,
       asset,
       points,
+      costAtFills: (afterFills.get(key) ?? []).map((point) => ({
+        atMs: point.atMs,
+        costBasis: formatUnits(point.costBasis, decimals),
+      })),
       marks: marks
         .filter((mark) => mark.chainId === chain && mark.assetToken === assetToken)
         .map((mark) => ({
