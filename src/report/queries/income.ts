@@ -1,3 +1,4 @@
+import { tokenKinds } from '@stockroute/client/domain/markets.js'
 import type Database from 'better-sqlite3'
 import { formatAmount } from '../formatAmount.js'
 import type { Report, ReportColumn, ReportContext, ReportFilter, ReportValue } from '../types.js'
@@ -9,7 +10,12 @@ type ActionRow = {
   chain_id: number
   token_address: string
   kind: string
-  detail: string
+  /** A split's ratio or a ticker change's tickers; null for the kinds with amounts (below). */
+  detail: string | null
+  /** A transfer's quantity, in base units of the stock token. */
+  quantity: string | null
+  /** A transfer's cost or a delisting's compensation, in base units of the asset. */
+  amount: string | null
   ticker: string | null
   reference: string | null
   reason: string
@@ -95,12 +101,18 @@ export function incomeReport(context: ReportContext, filter: ReportFilter): Repo
   const database = context.ledger.database
   const income = selectIncome(database, filter)
   const actions = selectCorporateActions(database, filter)
+  const positionOf = positionLookup(database)
   return {
     name: 'income',
     generatedAt: new Date(context.now()).toISOString(),
     filter,
     tables: [
-      { key: 'income', title: 'Income (dividends)', columns: incomeColumns, rows: income.map(incomeCells) },
+      {
+        key: 'income',
+        title: 'Income (dividends)',
+        columns: incomeColumns,
+        rows: income.map((row) => incomeCells(row, positionOf(row.chain_id, row.token_address))),
+      },
       {
         key: 'income_by_day',
         title: 'Income per day (UTC) and asset',
@@ -111,7 +123,7 @@ export function incomeReport(context: ReportContext, filter: ReportFilter): Repo
         key: 'corporate_actions',
         title: 'Corporate actions applied',
         columns: corporateActionColumns,
-        rows: corporateActionRows(database, actions),
+        rows: corporateActionRows(actions, positionOf),
       },
       {
         key: 'corporate_action_counts',
@@ -124,14 +136,17 @@ export function incomeReport(context: ReportContext, filter: ReportFilter): Repo
   }
 }
 
-/** One income payment as a row of the `income` table. */
-function incomeCells(row: IncomeReportRow): Record<string, ReportValue> {
+/** One income payment as a row of the `income` table: the shares held in the stock token's units. */
+function incomeCells(row: IncomeReportRow, position: PositionUnits | undefined): Record<string, ReportValue> {
   return {
     time: new Date(row.recorded_at_ms).toISOString(),
     chain_id: row.chain_id,
     ticker: row.ticker,
     kind: row.kind,
-    quantity: row.quantity,
+    quantity:
+      row.quantity === null
+        ? null
+        : readable(row.quantity, position && tokenKinds[position.token_kind].decimals),
     amount: formatAmount(BigInt(row.amount), row.asset_decimals),
     asset_token: row.asset_token,
     currency: row.original_currency,
@@ -187,15 +202,13 @@ function selectCorporateActions(database: Database.Database, filter: ReportFilte
   return database
     .prepare<Record<string, number | null>, ActionRow>(
       `SELECT seq, chain_id, token_address, kind,
-         CASE kind WHEN 'split' THEN ratio_numerator || '/' || ratio_denominator
-           WHEN 'delisting' THEN 'compensation ' || coalesce(amount, '0')
-           ELSE 'quantity ' || quantity || ', cost ' || coalesce(amount, '0') END AS detail,
-         ticker, reference, reason, recorded_at_ms FROM position_adjustments
+         CASE kind WHEN 'split' THEN ratio_numerator || '/' || ratio_denominator END AS detail,
+         quantity, amount, ticker, reference, reason, recorded_at_ms FROM position_adjustments
        WHERE (@chain_id IS NULL OR chain_id = @chain_id)
          AND (@since_ms IS NULL OR recorded_at_ms >= @since_ms) AND (@until_ms IS NULL OR recorded_at_ms < @until_ms)
        UNION ALL
-       SELECT seq, chain_id, token_address, 'ticker change', from_ticker || ' → ' || to_ticker, to_ticker,
-         reference, reason, recorded_at_ms FROM position_renames
+       SELECT seq, chain_id, token_address, 'ticker change', from_ticker || ' → ' || to_ticker, NULL, NULL,
+         to_ticker, reference, reason, recorded_at_ms FROM position_renames
        WHERE (@chain_id IS NULL OR chain_id = @chain_id)
          AND (@since_ms IS NULL OR recorded_at_ms >= @since_ms) AND (@until_ms IS NULL OR recorded_at_ms < @until_ms)
        ORDER BY seq`,
@@ -210,22 +223,49 @@ function selectCorporateActions(database: Database.Database, filter: ReportFilte
 
 /** The rows of the `corporate_actions` table; an action without a ticker takes its position's. */
 function corporateActionRows(
-  database: Database.Database,
   actions: readonly ActionRow[],
+  positionOf: ReturnType<typeof positionLookup>,
 ): Record<string, ReportValue>[] {
-  const tickerOf = database.prepare<[number, string], { ticker: string }>(
-    'SELECT ticker FROM positions WHERE chain_id = ? AND token_address = ?',
+  return actions.map((action) => {
+    const position = positionOf(action.chain_id, action.token_address)
+    return {
+      time: new Date(action.recorded_at_ms).toISOString(),
+      chain_id: action.chain_id,
+      ticker: action.ticker ?? position?.ticker ?? null,
+      token_address: action.token_address,
+      kind: action.kind,
+      detail: action.detail ?? amountsDetail(action, position),
+      reason: action.reason,
+      reference: action.reference,
+    }
+  })
+}
+
+/** A position's ticker and units, where the ledger has the position. */
+type PositionUnits = { ticker: string; token_kind: 'stock' | 'share'; asset_decimals: number }
+
+/** Looks positions up by chain and token (one prepared statement for the whole report). */
+function positionLookup(database: Database.Database) {
+  const statement = database.prepare<[number, string], PositionUnits>(
+    'SELECT ticker, token_kind, asset_decimals FROM positions WHERE chain_id = ? AND token_address = ?',
   )
-  return actions.map((action) => ({
-    time: new Date(action.recorded_at_ms).toISOString(),
-    chain_id: action.chain_id,
-    ticker: action.ticker ?? tickerOf.get(action.chain_id, action.token_address)?.ticker ?? null,
-    token_address: action.token_address,
-    kind: action.kind,
-    detail: action.detail,
-    reason: action.reason,
-    reference: action.reference,
-  }))
+  return (chainId: number, tokenAddress: string) => statement.get(chainId, tokenAddress)
+}
+
+/**
+ * A delisting's compensation or a transfer's quantity and cost, in natural units when the position
+ * says which (base units otherwise, marked so).
+ */
+function amountsDetail(action: ActionRow, position: PositionUnits | undefined): string {
+  const amount = readable(action.amount ?? '0', position?.asset_decimals)
+  if (action.kind === 'delisting') return `compensation ${amount}`
+  const quantity = readable(action.quantity ?? '0', position && tokenKinds[position.token_kind].decimals)
+  return `quantity ${quantity}, cost ${amount}`
+}
+
+/** Base units as the reports write amounts (formatAmount), or as they are, marked, without decimals. */
+function readable(baseUnits: string, decimals: number | undefined): string {
+  return decimals === undefined ? `${baseUnits} (base units)` : formatAmount(BigInt(baseUnits), decimals)
 }
 
 /** The rows of the `corporate_action_counts` table: how many actions of each kind, in the order first applied. */
