@@ -1,3 +1,6 @@
+import { defaultTextWidth, renderTableText } from '../report/render/text.js'
+import type { ReportTable } from '../report/types.js'
+
 /** How a column is aligned: text to the left, numbers to the right. */
 export type ColumnAlign = 'left' | 'right'
 
@@ -42,4 +45,35 @@ export type LabelledRow = readonly [label: string, value: string]
 export function formatLabelledRows(rows: readonly LabelledRow[], minWidth = 10): string[] {
   const width = Math.max(minWidth, ...rows.map(([label]) => label.length + 1))
   return rows.map(([label, value]) => `  ${label.padEnd(width)}${value}`)
+}
+
+/** A column of a list that fits the terminal: `wide` ones only with --wide, `time` ones to the second. */
+export type FittedColumn = TableColumn & { wide?: true; time?: true }
+
+/**
+ * Renders a list the way reports are laid out (../report/render/text.ts): within 120 columns
+ * unless `wide`, its `wide` columns left out, hex ids shortened (`0x1234…abcd`), times to the
+ * second, the longest text cut with `…`, and a line saying what `--wide` adds. With `wide`, every
+ * column and value whole.
+ *
+ * @example
+ * formatFittedTable([{ header: 'ID', align: 'right' }, { header: 'REASON' }], rows, { wide: false })
+ */
+export function formatFittedTable(
+  columns: readonly FittedColumn[],
+  rows: readonly (readonly string[])[],
+  options: { wide?: boolean | undefined },
+): string {
+  const table: ReportTable = {
+    key: 'list',
+    title: '',
+    columns: columns.map((column, index) => ({
+      key: String(index),
+      title: column.header,
+      kind: column.time ? 'time' : column.align === 'right' ? 'integer' : 'text',
+      ...(column.wide ? { wide: true as const } : {}),
+    })),
+    rows: rows.map((row) => Object.fromEntries(row.map((cell, index) => [String(index), cell]))),
+  }
+  return renderTableText(table, defaultTextWidth, options.wide ?? false).join('\n')
 }

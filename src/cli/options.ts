@@ -29,6 +29,9 @@ export function withConfig(command: Command): Command {
     .option('--json', 'print the result as JSON on stdout')
 }
 
+/** The help of `--wide` on a command that prints a list (src/cli/formatTable.ts, formatFittedTable). */
+export const wideOptionHelp = 'every column and value whole (by default the table fits 120 columns)'
+
 /** Adds the options every command that talks to the service takes. */
 export function withServiceOptions(command: Command): Command {
   return command

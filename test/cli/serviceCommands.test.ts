@@ -63,9 +63,13 @@ describe('stockroute chains', () => {
     )
     const routerLine = lines.find((line) => line.startsWith(String(chainWithRouter().chainId)))
     const settlementLine = lines.find((line) => line.startsWith(String(chainWithoutRouter().chainId)))
-    expect(routerLine).toContain(`platform router  ${chainWithRouter().executorAddress}`)
-    expect(settlementLine).toContain(`settlement       ${chainWithoutRouter().executorAddress}`)
+    // Addresses shortened to fit 120 columns (0x1234…abcd), whole with --wide.
+    const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`
+    expect(routerLine).toContain(`platform router  ${short(chainWithRouter().executorAddress)}`)
+    expect(settlementLine).toContain(`settlement       ${short(chainWithoutRouter().executorAddress)}`)
     expect(lines.at(-1)).toBe(`default chain: ${chainWithRouter().chainId}`)
+    const wide = await stockroute('chains', '--wide')
+    expect(wide.stdout).toContain(`platform router  ${chainWithRouter().executorAddress}`)
   })
 })
 
@@ -104,7 +108,8 @@ describe('stockroute tokens', () => {
     const run = await stockroute('tokens', '--chain', String(chainWithRouter().chainId), '--exchange', '1')
     expect(run.code).toBe(0)
     const lines = run.stdout.trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^TICKER\s+TYPE\s+EXCHANGE\s+DECIMALS\s+LOT\s+SPREAD TABLE/)
+    // Spread table and stock code are detail columns: shown with --wide.
+    expect(lines[0]).toMatch(/^TICKER\s+TYPE\s+EXCHANGE\s+DECIMALS\s+LOT\s+NAME\s+ADDRESS\s+UNDERLYING$/)
     expect(lines.slice(1, 5).map((line) => line.split(/\s+/).slice(0, 5))).toEqual([
       ['0005', 'stock', 'HKEX', '0', '400'],
       ['0700', 'stock', 'HKEX', '0', '100'],
@@ -114,6 +119,17 @@ describe('stockroute tokens', () => {
     const lotEnd = (lines[0] ?? '').indexOf('LOT') + 'LOT'.length
     expect(lines.slice(1, 5).every((line) => /\d$/.test(line.slice(0, lotEnd)))).toBe(true)
     expect(lines.at(-1)).toBe(`4 tokens on chain ${chainWithRouter().chainId}`)
+    const wide = await stockroute(
+      'tokens',
+      '--chain',
+      String(chainWithRouter().chainId),
+      '--exchange',
+      '1',
+      '--wide',
+    )
+    expect(wide.stdout.split('\n')[0]).toMatch(
+      /^TICKER\s+TYPE\s+EXCHANGE\s+DECIMALS\s+LOT\s+SPREAD TABLE\s+STOCK CODE/,
+    )
   })
 })
 

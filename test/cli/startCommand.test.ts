@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { unfinishedAtStopLine } from '../../src/cli/commands/startAction.js'
+import { exitCodes } from '../../src/cli/exitCodes.js'
 import type { DaemonReport } from '../../src/daemon/startDaemon.js'
 import { openLedger } from '../../src/store/index.js'
 import { anvilChildrenOf, exitOf, repoRoot } from '../helpers/processes.js'
@@ -162,7 +163,7 @@ it('a second start on a ledger a live process owns is refused before any chain s
         for (const anvil of anvilChildrenOf(pid)) anvils.add(anvil)
       },
     })
-    expect(run.exit).toEqual({ code: 1, signal: null })
+    expect(run.exit).toEqual({ code: exitCodes.ledger, signal: null })
     expect(run.stderr).toContain(`LEDGER_IN_USE`)
     expect(run.stderr).toContain(`in use by process ${process.pid} on `)
     expect(run.stderr).not.toMatch(/starting the embedded sandbox|chain \d+ \(.*\) ready/)

@@ -1,16 +1,16 @@
 import { getChains } from '@stockroute/client/api/actions/getChains.js'
-import { formatTable } from '../formatTable.js'
+import { formatFittedTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'
 import { serviceClientFromConfig } from '../serviceClient.js'
 
 /** What `stockroute chains` runs (its options: ./chainsCommand.ts): the service's chains, as a table or JSON. */
-export async function listChains(options: { config: string; json?: boolean }) {
+export async function listChains(options: { config: string; json?: boolean; wide?: boolean }) {
   const { client } = serviceClientFromConfig(options.config)
   const result = await withInterrupt((signal) => getChains(client, {}, { signal }))
   printResult(options.json, result, () =>
     [
-      formatTable(
+      formatFittedTable(
         [
           { header: 'CHAIN', align: 'right' },
           { header: 'NAME' },
@@ -29,6 +29,7 @@ export async function listChains(options: { config: string; json?: boolean }) {
           chain.executorAddress,
           chain.rpcUrl,
         ]),
+        { wide: options.wide },
       ),
       '',
       `default chain: ${result.defaultChainId}`,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { lazyAction } from '../lazyAction.js'
-import { withServiceOptions } from '../options.js'
+import { wideOptionHelp, withServiceOptions } from '../options.js'
 
 /**
  * `stockroute chains [--config FILE] [--json]`: the chains the service runs on, with the contract
@@ -14,5 +14,7 @@ import { withServiceOptions } from '../options.js'
 export function registerChainsCommand(program: Command) {
   withServiceOptions(
     program.command('chains').description('list the chains the service runs on (GET /api/v1/chains)'),
-  ).action(lazyAction(() => import('./chainsAction.js'), 'listChains'))
+  )
+    .option('--wide', wideOptionHelp)
+    .action(lazyAction(() => import('./chainsAction.js'), 'listChains'))
 }

@@ -14,7 +14,7 @@ import { DaemonClientError } from '../daemon/daemonClientError.js'
 import { announcePath, findDaemon, requireDaemon } from '../daemon/findDaemon.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { exitCodes } from '../exitCodes.js'
-import { formatTable } from '../formatTable.js'
+import { formatFittedTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'
 import { describeExecution } from './describeExecution.js'
@@ -30,6 +30,7 @@ type ListOptions = {
   since?: Date
   until?: Date
   limit: number
+  wide?: boolean
 }
 
 type ExecutionPage = { rows: ExecutionView[]; more: boolean }
@@ -46,7 +47,7 @@ export async function listExecutions(options: ListOptions) {
     found.kind === 'daemon'
       ? await listFromDaemon(found.client, options)
       : listFromLedger(target.ledgerPath, options)
-  printResult(options.json, { executions: rows, more }, () => executionTable(rows, more))
+  printResult(options.json, { executions: rows, more }, () => executionTable(rows, more, options.wide))
 }
 
 async function listFromDaemon(
@@ -186,9 +187,9 @@ function readDetail(ledgerPath: string, id: number): ExecutionDetailView {
   })
 }
 
-function executionTable(rows: readonly ExecutionView[], more: boolean): string {
+function executionTable(rows: readonly ExecutionView[], more: boolean, wide: boolean | undefined): string {
   if (rows.length === 0) return 'no executions match'
-  const table = formatTable(
+  const table = formatFittedTable(
     [
       { header: 'ID', align: 'right' },
       { header: 'STATE' },
@@ -197,7 +198,7 @@ function executionTable(rows: readonly ExecutionView[], more: boolean): string {
       { header: 'SIDE' },
       { header: 'AMOUNT', align: 'right' },
       { header: 'STRATEGY' },
-      { header: 'CREATED' },
+      { header: 'CREATED', time: true },
       { header: 'REASON' },
     ],
     rows.map((row) => [
@@ -210,8 +211,9 @@ function executionTable(rows: readonly ExecutionView[], more: boolean): string {
       `${row.amountIn} ${row.amountType === 'stablecoin' ? 'asset' : 'shares'}`,
       row.strategy ?? '-',
       row.createdAt,
-      row.reason.length > 60 ? `${row.reason.slice(0, 59)}…` : row.reason,
+      row.reason,
     ]),
+    { wide },
   )
   return more ? `${table}\n(more: raise --limit or narrow with --until)` : table
 }

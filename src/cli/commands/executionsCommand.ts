@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander'
 import { type ExecutionState, executionStates } from '../../store/executionStates.js'
 import { lazyAction } from '../lazyAction.js'
-import { parseChainId, parsePositiveInteger, parseTicker, withConfig } from '../options.js'
+import { parseChainId, parsePositiveInteger, parseTicker, wideOptionHelp, withConfig } from '../options.js'
 import { parseStrategyOption } from '../parseStrategyOption.js'
 import { parseTimeOption } from '../parseTimeOption.js'
 
@@ -60,6 +60,7 @@ function withListFilters(command: Command): Command {
     )
     .option('--until <time>', 'created before: ISO 8601 or an age (30m, 6h, 2d)', parseTimeOption)
     .option('--limit <n>', 'at most this many', parsePositiveInteger, 50)
+    .option('--wide', wideOptionHelp)
 }
 
 function parseExecutionId(text: string): number {

@@ -8,7 +8,7 @@ import {
 import type { ExchangeCode, TokenKind } from '@stockroute/client/domain/markets.js'
 import { plural } from '@stockroute/client/domain/plural.js'
 import type { Address } from 'viem'
-import { formatTable } from '../formatTable.js'
+import { formatFittedTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'
 import { serviceClientFromConfig } from '../serviceClient.js'
@@ -24,6 +24,7 @@ type TokensOptions = {
   address?: Address
   page?: number
   pageSize?: number
+  wide?: boolean
 }
 
 /** What `stockroute tokens` runs (its options: ./tokensCommand.ts): one page, or every matching token. */
@@ -65,15 +66,15 @@ export async function listTokens(options: TokensOptions) {
       : `${total} token${total === 1 ? '' : 's'} on chain ${result.chainId}`
     if (tokens.length === 0) return `no tokens match (${summary})`
     return [
-      formatTable(
+      formatFittedTable(
         [
           { header: 'TICKER' },
           { header: 'TYPE' },
           { header: 'EXCHANGE' },
           { header: 'DECIMALS', align: 'right' },
           { header: 'LOT', align: 'right' },
-          { header: 'SPREAD TABLE' },
-          { header: 'STOCK CODE' },
+          { header: 'SPREAD TABLE', wide: true },
+          { header: 'STOCK CODE', wide: true },
           { header: 'NAME' },
           { header: 'ADDRESS' },
           { header: 'UNDERLYING' },
@@ -90,6 +91,7 @@ export async function listTokens(options: TokensOptions) {
           token.tokenAddress,
           token.underlyingToken ?? '-',
         ]),
+        { wide: options.wide },
       ),
       '',
       summary,

@@ -3,7 +3,7 @@ import { type ExchangeCode, isExchangeCode, type TokenKind } from '@stockroute/c
 import { type Command, InvalidArgumentError } from 'commander'
 import type { Address } from 'viem'
 import { lazyAction } from '../lazyAction.js'
-import { withServiceOptions } from '../options.js'
+import { wideOptionHelp, withServiceOptions } from '../options.js'
 
 /**
  * `stockroute tokens --chain ID [--exchange N] [--ticker T] [--type stock|share] [--stock-code C]
@@ -33,6 +33,7 @@ export function registerTokensCommand(program: Command) {
     .option('--address <address>', 'exact token address', parseAddress)
     .option('--page <n>', 'page number, from 1 (one page only; default page size 100)', parsePage)
     .option('--page-size <n>', `tokens per page, 1 to ${chainTokensMaxPageSize}`, parsePageSize)
+    .option('--wide', wideOptionHelp)
     .action(lazyAction(() => import('./tokensAction.js'), 'listTokens'))
 }
 

@@ -120,11 +120,26 @@ function layoutOf(
       const width = widths[index] ?? 0
       if (text.length <= width) return text
       cut = true
-      return `${text.slice(0, Math.max(width - 1, 0))}…`
+      return `${cutBefore(text, Math.max(width - 1, 0))}…`
     }),
   )
   const hidden = table.columns.filter((column) => !columns.includes(column))
   return { columns, widths, headers, cells, hidden, cut }
+}
+
+/**
+ * The first `length` characters of `text`, less a shortened hex id (`0x1234…abcd`) the cut would
+ * split: `0xa5a2…0…` reads as a fault, `settled by…` as a cut.
+ *
+ * @example
+ * cutBefore('settled by 0xa5a2…9d06', 18) // 'settled by'
+ */
+function cutBefore(text: string, length: number): string {
+  const kept = text.slice(0, length)
+  const head = /\S*$/.exec(kept)?.[0] ?? ''
+  const tail = /^\S*/.exec(text.slice(length))?.[0] ?? ''
+  const splitsShortened = head !== '' && tail !== '' && `${head}${tail}`.includes('…')
+  return splitsShortened ? kept.slice(0, kept.length - head.length).trimEnd() : kept
 }
 
 /**

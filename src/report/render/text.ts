@@ -49,8 +49,14 @@ export function renderReportText(report: Report, options: TextOptions = {}): str
   return `${lines.join('\n')}\n`
 }
 
-/** One table as aligned text lines, then what --wide adds; `(none)` under the header when it has no rows. */
-function renderTableText(table: ReportTable, width: number, wide: boolean): string[] {
+/**
+ * One table as aligned text lines fitting `width` (unless `wide`), then the line saying what
+ * `--wide` adds; `(none)` under the header when it has no rows. The CLI's lists lay out the same way.
+ *
+ * @example
+ * renderTableText(table, 120, false).join('\n')
+ */
+export function renderTableText(table: ReportTable, width: number, wide: boolean): string[] {
   const layout = fitTable(table, { width, wide })
   const line = (cells: readonly string[]) =>
     layout.columns
