@@ -5,7 +5,8 @@
 //   OpenZeppelin or better-sqlite3; the README's library example, as a plain .mjs, gets a router
 //   quote from a sandbox; the same imports in a .ts file pass `tsc --noEmit` (nodenext, strict);
 // - a project that installs the bot: the sandbox above is started by its own CLI
-//   (node_modules/.bin/stockroute sandbox --json).
+//   (node_modules/.bin/stockroute sandbox --json), and its demo runs (stockroute start), serving the
+//   dashboard's assets from the installed packages.
 // Fails (exit 1, naming the step) when an export, a type or a runtime dependency is missing.
 // Run: npm run check:package (called by .ci/run).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
@@ -65,6 +66,42 @@ function startSandbox(project: string): Promise<{ child: ChildProcess; descripti
 
 type SandboxDescription = { baseUrl: string; apiKey: string; apiSecret: string }
 
+/**
+ * Runs the installed package's demo (`stockroute start --duration 20`, its embedded sandbox) from
+ * `project`; once the dashboard listens, fetches its rounding module (served from the installed
+ * client's build), and resolves with the run's output once it traded and stopped with exit code 0.
+ */
+function runInstalledDemo(project: string): Promise<string> {
+  const child = spawn(join(project, 'node_modules', '.bin', 'stockroute'), ['start', '--duration', '20'], {
+    cwd: project,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  let fetched: Promise<void> | undefined
+  const onOutput = (chunk: Buffer) => {
+    output += chunk.toString()
+    const dashboard = /^dashboard (http:\/\/127\.0\.0\.1:\d+\/dashboard\/)/m.exec(output)?.[1]
+    if (dashboard && !fetched)
+      fetched = fetch(`${dashboard}vendor/displayAmount.js`).then(async (reply) => {
+        const body = await reply.text()
+        if (reply.status !== 200 || !body.includes('formatTokenAmount'))
+          throw new Error(
+            `the dashboard served vendor/displayAmount.js with ${reply.status}:\n${body.slice(0, 200)}`,
+          )
+      })
+  }
+  child.stdout?.on('data', onOutput)
+  child.stderr?.on('data', onOutput)
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`stockroute start exited with ${code}:\n${output}`))
+      if (!fetched) return reject(new Error(`stockroute start printed no dashboard URL:\n${output}`))
+      if (!/✓ buy/.test(output)) return reject(new Error(`the demo traded nothing:\n${output}`))
+      fetched.then(() => resolve(output), reject)
+    })
+  })
+}
+
 async function main() {
   step(`packing the packages into ${work}`)
   run('npm', ['pack', '--workspaces', '--include-workspace-root', '--pack-destination', work], repo)
@@ -114,6 +151,10 @@ async function main() {
   } finally {
     child.kill('SIGINT')
   }
+
+  step('the installed demo: stockroute start --duration 20 (embedded sandbox, dashboard assets)')
+  const demo = await runInstalledDemo(botProject)
+  step(`it traded and stopped cleanly: ${demo.split('\n').filter((line) => line.includes('✓')).length} fills`)
 
   writeFileSync(join(clientOnly, 'quote.ts'), readmeLibraryExample())
   writeFileSync(
