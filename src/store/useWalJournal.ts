@@ -7,6 +7,10 @@ export type UseWalJournalParameters = {
   path: string
   /** How long to keep trying while another process holds the file, ms (the ledger's busy timeout). */
   timeoutMs: number
+  /** The clock `timeoutMs` is counted on, ms; default `performance.now` (tests drive their own). */
+  now?: (() => number) | undefined
+  /** Waits `ms` between tries; default blocks the thread that long (tests drive their own). */
+  pause?: ((ms: number) => void) | undefined
 }
 
 /** Pause between tries while another connection holds the file, ms. */
@@ -25,23 +29,28 @@ const retryPauseMs = 5
  * @example
  * useWalJournal({ db, path, timeoutMs: 5000 })
  */
-export function useWalJournal({ db, path, timeoutMs }: UseWalJournalParameters): void {
-  const deadline = performance.now() + timeoutMs
-  const pause = new Int32Array(new SharedArrayBuffer(4))
+export function useWalJournal({
+  db,
+  path,
+  timeoutMs,
+  now = () => performance.now(),
+  pause = blockFor,
+}: UseWalJournalParameters): void {
+  const deadline = now() + timeoutMs
   let mode: unknown
   for (;;) {
     try {
       mode = db.pragma('journal_mode = WAL', { simple: true })
       break
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || performance.now() >= deadline)
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || now() >= deadline)
         throw new LedgerError({
           code: 'LEDGER_OPEN_FAILED',
           shortMessage: `Cannot switch the ledger ${path} to a WAL journal: ${(error as Error).message}. Another process may hold it; try again, or stop that process.`,
           details: { path, timeoutMs },
           cause: error,
         })
-      Atomics.wait(pause, 0, 0, retryPauseMs)
+      pause(retryPauseMs)
     }
   }
   if (mode !== 'wal')
@@ -50,4 +59,9 @@ export function useWalJournal({ db, path, timeoutMs }: UseWalJournalParameters):
       shortMessage: `The ledger ${path} cannot use a WAL journal (got ${String(mode)}): use a file on a local disk, not :memory: or a network share.`,
       details: { path, journalMode: mode },
     })
+}
+
+/** Blocks the thread for `ms`, as SQLite's busy handler would. */
+function blockFor(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }

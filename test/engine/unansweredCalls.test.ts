@@ -33,14 +33,17 @@ describe('calls that get no answer', () => {
     const ledger = openLedger({ path: ledgers.path() })
     const events: string[] = []
     const warnings: string[] = []
+    // Each fault lasts until the engine says it met it: then the RPC answers again.
     const logger = {
       debug: () => {},
       info: () => {},
-      warn: (_fields: object, message: string) => warnings.push(message),
+      warn: (_fields: object, message: string) => {
+        warnings.push(message)
+        if (message.startsWith('no answer before the execute was signed')) proxy.setFaults({})
+      },
       error: () => {},
     }
     proxy.setFaults({ dropRate: 1 })
-    setTimeout(() => proxy.setFaults({}), 2_500)
     const engine = await createEngine({
       ledger,
       service: createServiceClient({
@@ -53,7 +56,9 @@ describe('calls that get no answer', () => {
       settings: testEngineSettings,
       logger,
       onTransactionEvent: (_chainId, event: TransactionManagerEvent) => {
-        if (event.kind === 'recovery') events.push(event.message)
+        if (event.kind !== 'recovery') return
+        events.push(event.message)
+        if (/^chain \d+: setup: the RPC did not answer/.test(event.message)) proxy.setFaults({})
       },
     })
     try {
@@ -61,9 +66,8 @@ describe('calls that get no answer', () => {
         events.some((line) => /setup: the RPC did not answer .* trying again in \d+ ms/.test(line)),
       ).toBe(true)
       await engine.recover()
-      // The simulation gets no answer for 1.5 s: the execution tries again with a new quote.
+      // The simulation gets no answer until the execution says so: it tries again with a new quote.
       proxy.setFaults({ dropRate: 1, methods: ['eth_simulateV1'] })
-      setTimeout(() => proxy.setFaults({}), 1_500)
       const outcome = await engine.execute({
         intentId: 'lossy',
         chainId: chain.chainId,

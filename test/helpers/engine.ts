@@ -65,6 +65,8 @@ export type TestEngineOptions = {
   extraWallets?: number
   /** Where the engine reaches a chain, e.g. a loopback proxy in front of it (default its RPC). */
   rpcUrlOf?: ((chain: LocalChain) => string) | undefined
+  /** The service client's fetch, e.g. one that holds a call until the test lets it go (default fetch). */
+  fetch?: typeof fetch | undefined
 }
 
 /**
@@ -110,6 +112,7 @@ export async function createTestEngine(service: SandboxService, options: TestEng
     baseUrl: service.url,
     credentials: service.credential,
     makerAddress: account.address,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   })
   const engine = await createEngine({
     ledger,

@@ -89,6 +89,7 @@ async function finish(args: TradePlanArguments) {
     account,
     chains: engineChainsOf(),
     settings: testEngineSettings,
+    now: args.clockAheadMs ? () => Date.now() + (args.clockAheadMs ?? 0) : undefined,
   })
   const started = Date.now()
   try {
@@ -181,8 +182,12 @@ async function expectSound(
 type MatrixCase = {
   /** The failpoint of each killed run, in order; the run after the last is to the end. */
   kills: FailpointName[]
-  /** Waits before the run of the same index (e.g. for a stored execute's quote to expire). */
-  waitsMs?: number[]
+  /**
+   * How far ahead of the real time the engine's clock runs in the run of the same index, ms, and
+   * in the final run as far as in the last killed one (e.g. past a stored execute's quote expiry,
+   * instead of waiting for it).
+   */
+  clockAheadMs?: number[]
   /** An allowance set by hand before the first run, so the first stored transaction is the execute. */
   preapproved?: boolean
   plan: (tag: string) => SwapIntent[][]
@@ -216,12 +221,13 @@ const matrix: [string, MatrixCase][] = [
     { kills: ['broadcast', 'outcome-recorded'], plan: bothChains },
   ],
   [
-    // The execute stored and never sent; its quote expires before the restart, whose recovery
-    // stores a cancel at the same nonce and dies before sending it.
+    // The execute stored and never sent; its quote has expired at the restart (the engine's clock
+    // a minute ahead from then on, past the quote's 10 s), whose recovery stores a cancel at the
+    // same nonce and dies before sending it.
     'replacement-stored',
     {
       kills: ['stored', 'replacement-stored', 'during-recovery'],
-      waitsMs: [0, 11_500, 0],
+      clockAheadMs: [0, 60_000, 60_000],
       preapproved: true,
       plan: (tag) => [[buy(chainWithRouter(), tag)]],
     },
@@ -255,16 +261,14 @@ describe('crash matrix: killed at each failpoint, then again during recovery', (
       plan: matrixCase.plan(`matrix-${name}`),
     }
     for (const [index, failpoint] of matrixCase.kills.entries()) {
-      const waitMs = matrixCase.waitsMs?.[index] ?? 0
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs))
-      const run = await runChild(args, failpoint)
+      const run = await runChild({ ...args, clockAheadMs: matrixCase.clockAheadMs?.[index] ?? 0 }, failpoint)
       expect(run.exit, `run ${index + 1} (${failpoint}):\n${run.output}`).toEqual({
         code: null,
         signal: 'SIGKILL',
       })
       expect(run.output).toContain(`FAILPOINT ${failpoint}`)
     }
-    const done = await finish(args)
+    const done = await finish({ ...args, clockAheadMs: matrixCase.clockAheadMs?.at(-1) ?? 0 })
     try {
       const byHand = new Map(matrixCase.preapproved ? [[chainWithRouter().chainId, 1]] : [])
       await expectSound(done.ledger, address, done.status, byHand)

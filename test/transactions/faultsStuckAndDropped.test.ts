@@ -1,7 +1,8 @@
+import { startRpcFaultProxy } from '@stockroute/sandbox/rpcFaultProxy.js'
 import { erc20Abi } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { getTransaction, getTransactionCount } from 'viem/actions'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { readStoredQuoteForTest, settlementsOf } from '../helpers/engine.js'
 import { clientsFor, fundAddress } from '../helpers/localChains.js'
 import {
@@ -63,8 +64,12 @@ describe('stuck and dropped transactions (automine off)', () => {
     timeout: 40_000,
   }, async () => {
     // Checks every 20 ms: several fall between the node's answer and the mark (written within 200 ms).
+    // The engine reaches the chain through a proxy that counts its calls (no fault set).
+    const proxy = await startRpcFaultProxy({ upstream: chain.rpcUrl })
+    onTestFinished(() => proxy.stop())
     const { engine, ledger, account } = await startEngine({
       transactions: { checkMs: 20, stuckAfterMs: 60_000 },
+      rpcUrl: proxy.url,
     })
     const { testClient, publicClient } = chainClients()
     await testClient.setAutomine(false)
@@ -85,7 +90,11 @@ describe('stuck and dropped transactions (automine off)', () => {
         ? true
         : undefined,
     )
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // Each pending check asks the node for the execute, one check at a time: the third such call
+    // after the mark means the checks that ran across the mark, and one wholly after it, are over.
+    const askedForIt = () => proxy.stats().byMethod.eth_getTransactionByHash?.requests ?? 0
+    const atMark = askedForIt()
+    await until('two whole pending checks after the mark', () => askedForIt() >= atMark + 3)
     const [status] = engine.transactionStatus().filter((wallet) => wallet.address === account.address)
     expect(status?.rebroadcasts).toBe(0)
     await testClient.mine({ blocks: 1 })

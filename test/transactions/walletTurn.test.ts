@@ -91,7 +91,7 @@ describe('a wallet turn', () => {
   })
 
   it('holds the critical section: a second turn, and a plain send, wait until the first ends', async () => {
-    const { chain, manager, stop } = await managerOfOwn()
+    const { chain, manager, publicClient, stop } = await managerOfOwn()
     try {
       const turn = await manager.takeTurn()
       const order: string[] = []
@@ -102,10 +102,12 @@ describe('a wallet turn', () => {
       const plain = manager.send(approveOneRequest(chain), { executionId: null }).then(({ record }) => {
         order.push(`send at ${record.nonce}`)
       })
-      await new Promise((resolve) => setTimeout(resolve, 100))
-      expect(order).toEqual([])
+      // The first turn signs and stores, and a call to the node goes there and back (the event
+      // loop turns over on I/O): neither waiting caller got in meanwhile.
       const bundle = await turn.sign([approveOneRequest(chain)], { executionId: null })
+      await publicClient.getBlockNumber({ cacheTime: 0 })
       const [mine] = turn.store(bundle)
+      expect(order).toEqual([])
       turn.send(bundle)
       await Promise.all([second, plain])
       expect(order).toEqual(['second turn', `send at ${(mine?.nonce ?? -1) + 1}`])

@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import { ControlServerError, startControlServer } from '../../../../src/daemon/controlApi/index.js'
 import { useControlServer } from '../../../helpers/controlApi.js'
@@ -59,9 +60,13 @@ describe('startControlServer', () => {
   })
 
   it('close waits for the requests in progress and closes keep-alive sockets', async () => {
-    let release: () => void = () => {}
-    const started = new Promise<void>((resolve) => {
-      release = resolve
+    let entered: () => void = () => {}
+    const slowEntered = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    let finishSlow: () => void = () => {}
+    const slowMayFinish = new Promise<void>((resolve) => {
+      finishSlow = resolve
     })
     const slow = await startControlServer({
       engine: testEngine().engine,
@@ -71,28 +76,55 @@ describe('startControlServer', () => {
           method: 'GET',
           path: '/slow',
           handle: async () => {
-            release()
-            await new Promise((resolve) => setTimeout(resolve, 300))
+            entered()
+            await slowMayFinish
             return { status: 200, body: { slow: true } }
           },
         },
       ],
     })
-    // Keep-alive sockets left open by earlier requests must not hold close() up.
-    for (let index = 0; index < 3; index++) expect((await call('/fast', { base: slow.url })).status).toBe(200)
+    // Keep-alive sockets left open by earlier requests must not hold close() up: three of them,
+    // each idle after its answer, on connections of this test's own.
+    const { port } = new URL(slow.url)
+    const idle = await Promise.all([0, 1, 2].map(() => idleKeepAliveSocket(Number(port))))
     const inFlight = call('/slow', { base: slow.url })
-    await started
-    const closedAt = Date.now()
+    await slowEntered
     let closed = false
     const closing = slow.close().then(() => {
       closed = true
     })
+    // The idle sockets are closed by close() itself while the slow request is still held (were
+    // they not, this would wait out the server's keep-alive timeout of 5 s).
+    await Promise.all(idle.map((socket) => socket.closed))
+    await expect(fetch(`${slow.url}/fast`)).rejects.toThrow()
+    expect(closed).toBe(false)
+    finishSlow()
     const reply = await inFlight
     expect(reply.status).toBe(200)
     expect(reply.body).toEqual({ slow: true })
+    // Its connection, busy when close() began, is not left idle and open after the answer.
+    expect(reply.headers.get('connection')).toBe('close')
     await closing
     expect(closed).toBe(true)
-    expect(Date.now() - closedAt).toBeLessThan(2_000)
-    await expect(fetch(`${slow.url}/fast`)).rejects.toThrow()
   })
 })
+
+/**
+ * A connection to 127.0.0.1:`port` that asked GET /fast with keep-alive and read the whole answer:
+ * idle, left open. `closed` resolves when the server closes it.
+ */
+async function idleKeepAliveSocket(port: number): Promise<{ closed: Promise<void> }> {
+  const socket = connect(port, '127.0.0.1')
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  let received = ''
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject)
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString()
+      if (received.includes('{"fast":true}')) resolve()
+    })
+    socket.write('GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n')
+  })
+  expect(received).toMatch(/^HTTP\/1\.1 200 .*\r\n[\s\S]*keep-alive/i)
+  return { closed }
+}

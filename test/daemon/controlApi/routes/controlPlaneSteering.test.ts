@@ -48,9 +48,29 @@ const strategyConfigs = [
 ]
 /** Called (synchronously, by the engine's hook) right after a transaction is signed and stored. */
 let onSigned: ((executionId: number) => void) | undefined
+/** While set, the engine's next router quote request waits here until released (or aborted). */
+let quoteGate: { entered: () => void; released: Promise<void> } | undefined
+
+/** The engine's service client's fetch: a router quote waits at the gate, when one is set. */
+const gatedFetch: typeof fetch = async (input, init) => {
+  const gate = quoteGate
+  const url = new URL(input instanceof Request ? input.url : String(input))
+  if (gate && url.pathname === '/api/v1/router/quote') {
+    quoteGate = undefined
+    gate.entered()
+    const signal = init?.signal ?? undefined
+    await new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason)
+      signal?.addEventListener('abort', () => reject(signal.reason), { once: true })
+      void gate.released.then(resolve)
+    })
+  }
+  return fetch(input, init)
+}
 
 const { testEngine, call } = useControlServer({
   engine: {
+    fetch: gatedFetch,
     funding: { asset: '50000' },
     hooks: {
       onStep: (step) => {
@@ -131,26 +151,47 @@ describe('cancel', () => {
     expect(errorBodySchema.parse(again.body).code).toBe('ALREADY_FINISHED')
   })
 
-  it('cancels a running execution when it wins the race to the signature, and never half-way', async () => {
-    const { executionId, done } = await testEngine().engine.submit({
-      intentId: `running-${randomUUID()}`,
-      chainId: chainWithRouter().chainId,
-      ticker: 'AAPL',
-      exchange: 0,
-      side: 'buy',
-      amountIn: '1000',
+  // The race between a cancel and the signature, each outcome forced: here the cancel comes first
+  // (the engine held at its router quote); in the next test the signature does (the cancel sent
+  // from the hook that runs once a transaction is signed).
+  it('cancels a running execution that has not reached its signature: it ends rejected, nothing signed', async () => {
+    let entered: () => void = () => {}
+    const atQuote = new Promise<void>((resolve) => {
+      entered = resolve
     })
-    // Sent while it quotes; whichever comes first, the cancel or the signature, decides.
-    const reply = await call(`/v1/executions/${executionId}/cancel`, { method: 'POST' })
-    const { execution } = await done
-    if (reply.status === 200) {
+    let release: () => void = () => {}
+    quoteGate = {
+      entered,
+      released: new Promise<void>((resolve) => {
+        release = resolve
+      }),
+    }
+    try {
+      const { executionId, done } = await testEngine().engine.submit({
+        intentId: `running-${randomUUID()}`,
+        chainId: chainWithRouter().chainId,
+        ticker: 'AAPL',
+        exchange: 0,
+        side: 'buy',
+        amountIn: '1000',
+      })
+      await atQuote
+      const reply = await call(`/v1/executions/${executionId}/cancel`, {
+        body: { reason: 'changed my mind' },
+      })
+      expect(reply.status, reply.text).toBe(200)
+      expect(cancelReplySchema.parse(reply.body).execution).toMatchObject({
+        executionId,
+        state: 'rejected',
+        transactions: [],
+      })
+      const { execution } = await done
       expect(execution.state).toBe('rejected')
-      expect(execution.reason).toContain('cancelled')
+      expect(execution.reason).toBe('cancelled: through the control API: changed my mind; nothing was signed')
       expect(testEngine().ledger.transactions.listTransactionsForExecution(executionId)).toEqual([])
-    } else {
-      expect(reply.status, reply.text).toBe(409)
-      expect(['ALREADY_SIGNED', 'ALREADY_FINISHED']).toContain(reply.body.code)
-      expect(execution.state).toBe('confirmed')
+    } finally {
+      quoteGate = undefined
+      release()
     }
   })
 
