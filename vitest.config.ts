@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
+import { LongestFirstSequencer } from './test/setup/longestFirst.js'
 
 /** The workspace packages are tested from their sources (what their exports' `source` condition names), not their built dist/. */
 const packageSources = [
@@ -22,5 +23,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: chain-heavy files contend for CPU, keep parallelism modest.
     maxWorkers: 2,
+    // The longest files first (test/durations.json), so that none starts last and holds the run up.
+    sequence: { sequencer: LongestFirstSequencer },
   },
 })
