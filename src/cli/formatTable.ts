@@ -1,3 +1,4 @@
+import { printable } from '@stockroute/client/domain/printable.js'
 import { defaultTextWidth, renderTableText } from '../report/render/text.js'
 import type { ReportTable } from '../report/types.js'
 
@@ -8,15 +9,18 @@ export type TableColumn = { header: string; align?: ColumnAlign }
 
 /**
  * Renders rows as a plain-text table: a header line, then one line per row, each column as wide as
- * its widest cell, columns two spaces apart, trailing spaces trimmed.
+ * its widest cell, columns two spaces apart, trailing spaces trimmed. Every cell is shown as data
+ * (`printable`: a line break in a value is `\n`, never a line of its own).
  *
  * @example
  * formatTable([{ header: 'TICKER' }, { header: 'LOT', align: 'right' }], [['0700', '100'], ['0005', '400']])
  * // 'TICKER  LOT\n0700    100\n0005    400'
  */
 export function formatTable(columns: readonly TableColumn[], rows: readonly (readonly string[])[]): string {
-  const widths = columns.map((column, index) =>
-    Math.max(column.header.length, ...rows.map((row) => (row[index] ?? '').length)),
+  const shown = rows.map((row) => row.map(printable))
+  const headers = columns.map((column) => printable(column.header))
+  const widths = columns.map((_column, index) =>
+    Math.max(headers[index]?.length ?? 0, ...shown.map((row) => (row[index] ?? '').length)),
   )
   const line = (cells: readonly string[]) =>
     columns
@@ -27,7 +31,7 @@ export function formatTable(columns: readonly TableColumn[], rows: readonly (rea
       })
       .join('  ')
       .trimEnd()
-  return [line(columns.map((column) => column.header)), ...rows.map(line)].join('\n')
+  return [line(headers), ...shown.map(line)].join('\n')
 }
 
 /** One line of a labelled block: the label, then its value. */
@@ -36,7 +40,7 @@ export type LabelledRow = readonly [label: string, value: string]
 /**
  * Renders label/value rows as indented lines, every value starting in the same column: at least
  * `minWidth` wide, and always at least one space past the longest label, so a label as long as the
- * column never runs into its value.
+ * column never runs into its value. Each value is shown as data (`printable`).
  *
  * @example
  * formatLabelledRows([['gas', '135339'], ['simulation', 'simulated']])
@@ -44,7 +48,7 @@ export type LabelledRow = readonly [label: string, value: string]
  */
 export function formatLabelledRows(rows: readonly LabelledRow[], minWidth = 10): string[] {
   const width = Math.max(minWidth, ...rows.map(([label]) => label.length + 1))
-  return rows.map(([label, value]) => `  ${label.padEnd(width)}${value}`)
+  return rows.map(([label, value]) => `  ${label.padEnd(width)}${printable(value)}`)
 }
 
 /** A column of a list that fits the terminal: `wide` ones only with --wide, `time` ones to the second. */

@@ -53,7 +53,21 @@ export const daemonSectionsShape = {
     /** Environment variable holding a bearer token required on /v1 (optional; required with allowRemote). */
     tokenEnv: envName.optional(),
     allowRemote: z.boolean({ error: 'must be true or false' }).default(false),
-  }).default({ enabled: true, host: '127.0.0.1', port: 0, allowRemote: false }),
+    /** `GET /v1/events` streams open at once, whoever opened them (default 64); the next gets 429. */
+    maxEventStreams: wholeNumber(1, 100_000, 'streams').default(64),
+    /** `GET /v1/events` streams open at once with one token or dashboard session (default 16). */
+    maxEventStreamsPerToken: wholeNumber(1, 100_000, 'streams').default(16),
+    /** Heavy reads (executions, reports, series…) waiting their turn at once (default 1000); the next gets 429. */
+    maxQueuedReads: wholeNumber(1, 1_000_000, 'requests').default(1000),
+  }).default({
+    enabled: true,
+    host: '127.0.0.1',
+    port: 0,
+    allowRemote: false,
+    maxEventStreams: 64,
+    maxEventStreamsPerToken: 16,
+    maxQueuedReads: 1000,
+  }),
   /** Where fills, failures, halts… are sent (webhook, Telegram, Discord, Slack): docs/notifications.md. */
   notifications: notificationsConfigSchema.default({
     sinks: [],

@@ -2,6 +2,7 @@ import { formatTokenAmount } from '@stockroute/client/domain/formatTokenAmount.j
 import { marketCodes } from '@stockroute/client/domain/markets.js'
 import { plural } from '@stockroute/client/domain/plural.js'
 import { localCurrencyPrice } from '@stockroute/client/domain/priceInMarketCurrency.js'
+import { printable } from '@stockroute/client/domain/printable.js'
 import { defaultFxRates, effectivePricePerShare, type FxRates } from '@stockroute/client/domain/quotePrice.js'
 import { type ChainRuntime, type EngineHookFunctions, isDryRunEnd } from '../engine/index.js'
 import type { ExecutionRecord, ExecutionState } from '../store/executions.js'
@@ -23,7 +24,9 @@ const terminal: readonly ExecutionState[] = ['confirmed', 'failed', 'expired', '
  * Prints a readable line for every execution that ends: side, quantity and ticker, the asset paid
  * or received (at most 6 decimals), the price per share (for HK and KR stocks also in HKD or KRW,
  * at `fxRates`), the chain, the time from intent to end, the execute's hash; or the reason it
- * stopped (a dry run says so rather than "rejected").
+ * stopped (a dry run says so rather than "rejected"). Values that came from a request or the
+ * service (the ticker, the reason, the asset's symbol) are shown as data (`printable`): a reason
+ * with a line break in it never prints a line of its own.
  *
  * @example
  * const activity = createActivityPrinter({ ledger, chains: engine.chains, write: (line) => process.stdout.write(`${line}\n`) })
@@ -86,7 +89,7 @@ function lineOf(
     // A dry run that got to its end is not a failure: it says so, without the ✗.
     const dryRun = isDryRunEnd(execution)
     const mark = `${clock(execution.updatedAtMs)} ${dryRun ? '·' : '✗'} ${execution.side.padEnd(4)}`
-    return `${mark} ${execution.ticker} ${dryRun ? 'dry run' : execution.state}: ${execution.reason}  ${where}  ${elapsed}`
+    return `${mark} ${printable(execution.ticker)} ${dryRun ? 'dry run' : execution.state}: ${printable(execution.reason)}  ${where}  ${elapsed}`
   }
   const fill = ledger.fills.listFills({ executionId: execution.id })[0]
   const symbol = chains.get(execution.chainId)?.asset.symbol ?? 'asset'
@@ -108,9 +111,11 @@ export function settledLine(
   const elapsed = `${Math.max(0, execution.updatedAtMs - execution.createdAtMs)} ms`
   const where = `chain ${execution.chainId}`
   const mark = `${clock(execution.updatedAtMs)} ✓ ${execution.side.padEnd(4)}`
-  if (!fill) return `${mark} ${execution.ticker} confirmed  ${where}  ${elapsed}`
+  const ticker = printable(execution.ticker)
+  const asset = printable(symbol)
+  if (!fill) return `${mark} ${ticker} confirmed  ${where}  ${elapsed}`
   const shares = formatTokenAmount(fill.stockAmount, fill.tokenKind === 'share' ? 18 : 0)
-  const asset = formatTokenAmount(fill.assetAmount, fill.assetDecimals)
+  const paid = formatTokenAmount(fill.assetAmount, fill.assetDecimals)
   const price = effectivePricePerShare({
     assetAmount: fill.assetAmount,
     stockAmount: fill.stockAmount,
@@ -124,14 +129,14 @@ export function settledLine(
     fxRates,
   })
   const hash = `${fill.txHash.slice(0, 6)}…${fill.txHash.slice(-4)}`
-  return `${mark} ${shares} ${execution.ticker} for ${asset} ${symbol} @ ${formatTokenAmount(price, fill.assetDecimals)} ${symbol}${local ? ` (${local})` : ''}  ${where}  ${elapsed}  tx ${hash}`
+  return `${mark} ${shares} ${ticker} for ${paid} ${asset} @ ${formatTokenAmount(price, fill.assetDecimals)} ${asset}${local ? ` (${local})` : ''}  ${where}  ${elapsed}  tx ${hash}`
 }
 
 function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19)
 }
 
-/** One operator line for what a transaction manager did on its own. */
+/** One operator line for what a transaction manager did on its own (its reasons and errors shown as data). */
 export function transactionEventLine(
   chainId: number,
   event: Exclude<TransactionManagerEvent, { kind: 'recovery' }>,
@@ -140,12 +145,12 @@ export function transactionEventLine(
     case 'gap-filled':
       return `chain ${chainId}: nonce gap at ${event.nonce} filled with a self-transfer ${event.hash}`
     case 'replaced':
-      return `chain ${chainId}: nonce ${event.nonce} ${event.hash} replaces ${event.replaces}: ${event.reason}`
+      return `chain ${chainId}: nonce ${event.nonce} ${event.hash} replaces ${event.replaces}: ${printable(event.reason)}`
     case 'rebroadcast':
-      return `chain ${chainId}: nonce ${event.nonce} sent again: ${event.reason}`
+      return `chain ${chainId}: nonce ${event.nonce} sent again: ${printable(event.reason)}`
     case 'reorg':
       return `chain ${chainId}: reorg above block ${event.forkNumber} (${event.removed} block(s) replaced)${event.beyondWindow ? ': deeper than the window, trading halted' : ''}`
     case 'error':
-      return `chain ${chainId}: ${event.message}`
+      return `chain ${chainId}: ${printable(event.message)}`
   }
 }

@@ -1,7 +1,7 @@
 // How a CLI command reaches the embedded sandbox a daemon runs. An embedded config
 // (config/default.json) names no service, chains or secrets: the daemon makes them at start. So that
 // every command accepts that config as `stockroute start` does, the daemon writes what it made beside
-// its ledger (`<ledger>.sandbox.json`, mode 0600: it holds the sandbox's API secret and the daemon's
+// its ledger (`<ledger>.sandbox-connection.json`, mode 0600: it holds the sandbox's API secret and the daemon's
 // wallet key, both worthless outside this run) and removes it at stop; commands read it while the
 // daemon lives.
 import { readFileSync, rmSync } from 'node:fs'
@@ -12,8 +12,8 @@ import type { DaemonConfig, StockrouteConfig } from '../config/config.js'
 import { ledgerPathOf } from '../config/ledgerPath.js'
 import { isPidAlive, writeFileAtomically } from './runtimeFile.js'
 
-/** The file of a ledger's embedded sandbox: `<ledger path>.sandbox.json`. */
-export const embeddedConnectionPathOf = (ledgerPath: string) => `${ledgerPath}.sandbox.json`
+/** The file of a ledger's embedded sandbox: `<ledger path>.sandbox-connection.json`. */
+export const embeddedConnectionPathOf = (ledgerPath: string) => `${ledgerPath}.sandbox-connection.json`
 
 const hex = (length: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${length}}$`))
 

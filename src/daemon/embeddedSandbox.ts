@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative } from 'node:path'
 import { plural } from '@stockroute/client/domain/plural.js'
+import { printable } from '@stockroute/client/domain/printable.js'
 import { publicClientFor } from '@stockroute/sandbox/chainClients.js'
 import { fundWallet } from '@stockroute/sandbox/fundWallet.js'
 import { defaultKeySeed, sandboxKey } from '@stockroute/sandbox/keys.js'
@@ -10,6 +11,7 @@ import type { DaemonConfig, StockrouteConfig } from '../config/config.js'
 import { ledgerPathOf } from '../config/ledgerPath.js'
 import { migrationProgressPrinter } from '../store/migrationProgress.js'
 import { openLedger } from '../store/openLedger.js'
+import { makeOwnerOnlyFolder, ownerOnlyFileMode, tightenToOwnerOnly } from '../store/ownerOnlyFiles.js'
 import type { KillSwitchState } from '../store/risk.js'
 import {
   type EmbeddedConnection,
@@ -35,7 +37,8 @@ export type EmbeddedRun = {
  * derives the daemon's own wallet from the seed and funds it on every chain, and returns the
  * configuration that points the daemon at them (executors and operators pinned from the chains).
  * The sandbox's chains start empty on every run, so a ledger left by an earlier run describes
- * chains that no longer exist: it is moved to `data/archive/` (never deleted) and a new one begins.
+ * chains that no longer exist: it is moved to `data/archive/` (never deleted; the folder and its
+ * files owner-only, 0700 and 0600) and a new one begins.
  * A halt the operator set in it is not dropped with it: the new ledger starts halted too, and a line
  * says so. A ledger a live process owns (a daemon already running on it) is refused with
  * `LEDGER_IN_USE` before any chain starts.
@@ -120,7 +123,7 @@ export function unfinishedLeftByEmbeddedRun(count: number, ledgerPath: string): 
 function carriedHaltLine(halt: Extract<KillSwitchState, { halted: true }>, configPath: string): string {
   const shown = relative(process.cwd(), configPath)
   const config = shown === '' || shown.startsWith('..') || isAbsolute(shown) ? configPath : shown
-  return `  its kill switch was halted (reason: ${halt.reason}, since ${new Date(halt.changedAtMs).toISOString()}): this run starts halted too, nothing is signed until \`stockroute resume --config ${config}\``
+  return `  its kill switch was halted (reason: ${printable(halt.reason)}, since ${new Date(halt.changedAtMs).toISOString()}): this run starts halted too, nothing is signed until \`stockroute resume --config ${config}\``
 }
 
 /**
@@ -154,7 +157,7 @@ async function archiveLedgerOfOtherChains(
       })),
     ),
   }
-  mkdirSync(dirname(ledgerPath), { recursive: true })
+  makeOwnerOnlyFolder(dirname(ledgerPath))
   let archived: string | null = null
   let carriedHalt: EmbeddedRun['carriedHalt'] = null
   if (existsSync(ledgerPath)) {
@@ -168,11 +171,15 @@ async function archiveLedgerOfOtherChains(
       } finally {
         old.close()
       }
+      // The archive is the daemon's own folder: owner-only, also one an older stockroute made 0755.
       const folder = join(ledgerPath, '..', 'archive')
-      mkdirSync(folder, { recursive: true })
+      makeOwnerOnlyFolder(folder)
+      tightenToOwnerOnly(folder)
       archived = join(folder, `stockroute-${new Date().toISOString().replaceAll(':', '-')}.sqlite`)
       for (const suffix of ['', '-wal', '-shm']) {
-        if (existsSync(`${ledgerPath}${suffix}`)) renameSync(`${ledgerPath}${suffix}`, `${archived}${suffix}`)
+        if (!existsSync(`${ledgerPath}${suffix}`)) continue
+        renameSync(`${ledgerPath}${suffix}`, `${archived}${suffix}`)
+        tightenToOwnerOnly(`${archived}${suffix}`)
       }
       // The operator's halt outlives the chains: nothing is signed on the new ones until a resume.
       if (killSwitch.halted) {
@@ -186,6 +193,7 @@ async function archiveLedgerOfOtherChains(
       }
     }
   }
-  writeFileSync(markerPath, JSON.stringify(current))
+  writeFileSync(markerPath, JSON.stringify(current), { mode: ownerOnlyFileMode })
+  tightenToOwnerOnly(markerPath)
   return { archived, carriedHalt }
 }

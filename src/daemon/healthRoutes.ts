@@ -15,10 +15,12 @@ export type DaemonStatus = {
 
 /**
  * `GET /health` and `GET /metrics` for the control server. Health is 200 while running (503 while
- * stopping) with the chains, the kill switch, executions in flight, the last market-data tick and
- * the last reconciliation; after a storage fault of the ledger (disk full, read-only file, I/O
- * error) it is 503 with `status: 'storage fault'` and the fault's code, reason and remedy, and
- * reads nothing more from the ledger. Metrics are Prometheus' text format.
+ * stopping), 503 with `status: 'storage fault'` after a storage fault of the ledger (disk full,
+ * read-only file, I/O error). Without the token (or a dashboard session) that is all it says:
+ * `{status}`, liveness for a probe. With it, the details: the chains (executors, wallets, nonces),
+ * the kill switch and its reason, executions in flight, the last market-data tick and the last
+ * reconciliation, the notification sinks; after a storage fault, the fault's code, reason and
+ * remedy, and nothing more read from the ledger. Metrics are Prometheus' text format.
  *
  * @example
  * await startControlServer({ engine, extraRoutes: controlRoutes({ status, engine, ledger, metrics }) })
@@ -36,9 +38,13 @@ export function controlRoutes(parameters: {
     {
       method: 'GET',
       path: '/health',
-      handle: () => {
+      handle: (request) => {
         const now = Date.now()
         const fault = ledger.storageFault
+        const state = fault ? 'storage fault' : status.state === 'running' ? 'ok' : 'stopping'
+        // Liveness only for whoever can reach the port: the rest (wallets, nonces, the halt's
+        // reason, the fault's paths) is the operator's.
+        if (!request.authenticated) return { status: state === 'ok' ? 200 : 503, body: { status: state } }
         if (fault)
           return {
             status: 503,

@@ -3,6 +3,7 @@ import type { EngineHookFunctions } from '../engine/index.js'
 import type { ExecutionState } from '../store/executions.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionManagerEvent } from '../transactions/types.js'
+import type { ControlClientErrorReason } from './controlApi/types.js'
 
 /** The daemon's Prometheus metrics and the engine hooks that feed them. */
 export type DaemonMetrics = {
@@ -13,6 +14,8 @@ export type DaemonMetrics = {
   recordReconciliation(discrepancies: number): void
   /** Counts the transaction managers' gap fills, replacements, re-broadcasts and reorgs. */
   recordTransactionEvent(chainId: number, event: TransactionManagerEvent): void
+  /** Counts a control API request the client broke (pass as the control server's `onClientError`). */
+  recordControlClientError(reason: ControlClientErrorReason): void
   /** The text exposition format, for GET /metrics. */
   render(): Promise<string>
 }
@@ -33,7 +36,9 @@ const terminal: readonly ExecutionState[] = ['confirmed', 'failed', 'expired', '
  * `maxInclusionDelayMs` ended: quotes held back to back, a burst); given the
  * ledger, `stockroute_ledger_write_seconds` (how long each write transaction held the JS thread:
  * on a disk whose fsync stalls, this is where the quote-to-broadcast tail comes from) and
- * `stockroute_ledger_wal_checkpoints_total` (the background checkpointer's).
+ * `stockroute_ledger_wal_checkpoints_total` (the background checkpointer's);
+ * `stockroute_control_client_errors_total{reason}` (control API requests the client broke:
+ * `aborted`, `malformed`, `timeout`; logged at debug only, so a rise shows here, not in the log).
  *
  * @example
  * const metrics = createDaemonMetrics()
@@ -51,11 +56,18 @@ export function createDaemonMetrics(
   const reconciliation = reconciliationMetrics(registry)
   const transactions = transactionEventMetrics(registry)
   const inclusions = inclusionWaitMetrics(registry)
+  const controlClientErrors = new Counter({
+    name: 'stockroute_control_client_errors_total',
+    help: 'Control API requests the client broke: aborted halfway, refused by the HTTP parser (malformed), or not whole in time (timeout)',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  })
   return {
     registry,
     hooks: { ...pipeline, onInclusionWait: inclusions.onInclusionWait },
     recordTransactionEvent: transactions.record,
     recordReconciliation: reconciliation.record,
+    recordControlClientError: (reason) => controlClientErrors.inc({ reason }),
     render: () => registry.metrics(),
   }
 }

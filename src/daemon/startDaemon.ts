@@ -1,4 +1,5 @@
 import { plural } from '@stockroute/client/domain/plural.js'
+import { printable } from '@stockroute/client/domain/printable.js'
 import type { DaemonConfig, StockrouteConfig } from '../config/config.js'
 import { messageOf } from './jobs/index.js'
 import { activityComponent } from './lifecycle/activityComponent.js'
@@ -136,11 +137,11 @@ function stopOnce(run: DaemonRun, running: RunningComponents, beforeStop: () => 
     stopping ??= (async (): Promise<DaemonReport> => {
       run.status.state = 'stopping'
       run.write(
-        `stopping (${reason}): no new intents; executions in flight get ${need(run, 'config').daemon.shutdownGraceMs} ms to finish`,
+        `stopping (${printable(reason)}): no new intents; executions in flight get ${need(run, 'config').daemon.shutdownGraceMs} ms to finish`,
       )
       beforeStop()
       await running.stop(reason)
-      run.write(`stopped: ${reason}`)
+      run.write(`stopped: ${printable(reason)}`)
       const report = need(run, 'report')
       resolveDone(report)
       return report
@@ -166,7 +167,7 @@ function stopOnStorageFault(
       { storageFault: fault },
       `ledger storage fault: ${fault.reason}; remedy: ${fault.remedy}`,
     )
-    run.write(`storage fault: ${fault.reason}\n  remedy: ${fault.remedy}`)
+    run.write(`storage fault: ${printable(fault.reason)}\n  remedy: ${printable(fault.remedy)}`)
     stop(`storage fault ${fault.code}`).catch((error: unknown) => {
       logs.logger.error({ error: messageOf(error) }, 'stop after the storage fault failed')
       logs.flush()

@@ -64,6 +64,9 @@ export async function startDaemonApi(parameters: {
     port: settings.port,
     allowRemote: settings.allowRemote,
     bearerToken: control.token,
+    maxEventStreams: settings.maxEventStreams,
+    maxEventStreamsPerToken: settings.maxEventStreamsPerToken,
+    maxQueuedReads: settings.maxQueuedReads,
     // The browser dashboard on the same loopback server, behind the same token (docs/dashboard.md).
     dashboard: {
       ledger,
@@ -74,6 +77,8 @@ export async function startDaemonApi(parameters: {
     },
     extraRoutes: controlRoutes({ status, engine, ledger, metrics, notifier: parameters.notifier }),
     logger: parameters.logger,
+    // Requests the client broke are counted, never logged above debug.
+    onClientError: (reason) => metrics.recordControlClientError(reason),
   })
   ledger.owner?.setControlUrl(server.url) // named in the error of a second process
   writeRuntimeFile({

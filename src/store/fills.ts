@@ -199,6 +199,14 @@ export type FillsRepository = {
     includeReversed?: boolean | undefined
   }): FillRecord[]
   /**
+   * The live fills of several executions at once, in ledger order (one indexed query for a page of
+   * executions, where {@link listFills} per execution would be one query each).
+   *
+   * @example
+   * ledger.fills.listFillsOfExecutions([12, 13]).map((fill) => fill.executionId) // [12, 13, 13]
+   */
+  listFillsOfExecutions(executionIds: readonly number[]): FillRecord[]
+  /**
    * A reorg removed the block of `txHash`: its live fills stop counting (reversed once: a second
    * call finds none) and positions are rebuilt without them. Returns the fills reversed.
    *
@@ -219,7 +227,7 @@ export function createFillsRepository(
   const { db, now } = context
   const writer = createPositionWriter(context)
   const statements = prepareFillStatements(db)
-  const { selectOne, selectMany } = statements
+  const { selectOne, selectMany, selectOfExecution, selectOfExecutions } = statements
   const writing: FillWriting = { statements, writer, positions, now }
   const reverse = db.transaction((chainId: number, txHash: Hex, reason: string): FillRecord[] =>
     reverseLiveFills(writing, chainId, txHash, reason),
@@ -236,10 +244,19 @@ export function createFillsRepository(
       const chainId = filter.chainId ?? null
       const executionId = filter.executionId ?? null
       const withReversed = filter.includeReversed ? 1 : 0
+      // One execution's fills by its index (the general statement scans every fill).
+      if (executionId !== null)
+        return selectOfExecution
+          .all(executionId, chainId, chainId, filter.sinceMs ?? null, withReversed)
+          .map(toRecord)
       return selectMany
         .all(chainId, chainId, executionId, executionId, filter.sinceMs ?? null, withReversed)
         .map(toRecord)
     },
+    listFillsOfExecutions: (executionIds) =>
+      executionIds.length === 0
+        ? []
+        : selectOfExecutions.all(JSON.stringify(executionIds.filter(Number.isSafeInteger))).map(toRecord),
     reverseFillsOfTransaction: (chainId, txHash, reason) =>
       reverse.immediate(
         safeInteger(chainId, 'chainId', 1),
@@ -284,6 +301,14 @@ function prepareFillStatements(db: RepositoryContext['db']) {
     >(
       `SELECT * FROM fills WHERE (? IS NULL OR chain_id = ?) AND (? IS NULL OR execution_id = ?)
        AND recorded_at_ms >= coalesce(?, 0) AND (? OR reversed_at_ms IS NULL) ORDER BY seq`,
+    ),
+    selectOfExecution: db.prepare<[number, number | null, number | null, number | null, number], FillRow>(
+      `SELECT * FROM fills WHERE execution_id = ? AND (? IS NULL OR chain_id = ?)
+       AND recorded_at_ms >= coalesce(?, 0) AND (? OR reversed_at_ms IS NULL) ORDER BY seq`,
+    ),
+    selectOfExecutions: db.prepare<[string], FillRow>(
+      `SELECT * FROM fills WHERE execution_id IN (SELECT value FROM json_each(?))
+       AND reversed_at_ms IS NULL ORDER BY seq`,
     ),
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import Database from 'better-sqlite3'
 import { type AllowancesRepository, createAllowancesRepository } from './allowances.js'
@@ -28,6 +28,7 @@ import {
   createNotificationOutboxRepository,
   type NotificationOutboxRepository,
 } from './notificationOutbox.js'
+import { makeOwnerOnlyFile, makeOwnerOnlyFolder, tightenToOwnerOnly } from './ownerOnlyFiles.js'
 import { createPositionsRepository, type PositionsRepository } from './positions.js'
 import { createRiskRepository, type RiskRepository } from './risk.js'
 import { assertStockrouteFile, checkReadonlyVersion, migrate } from './schemaVersion.js'
@@ -42,7 +43,10 @@ import { useWalJournal } from './useWalJournal.js'
 import { startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js'
 
 export type OpenLedgerParameters = {
-  /** The SQLite file (`config.ledgerPath`; dry runs use a file of their own). Parent folders are created. */
+  /**
+   * The SQLite file (`config.ledgerPath`; dry runs use a file of their own). A writer creates it and
+   * its parent folders owner-only (0600 files, 0700 folders; see ownerOnlyFiles.ts).
+   */
   path: string
   /** Open for reading only (reports): never creates, migrates or writes; the schema must be current. */
   readonly?: boolean | undefined
@@ -218,7 +222,12 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
   }
 }
 
-/** The SQLite connection: the file must exist when read-only; a writer creates its parent folders. */
+/**
+ * The SQLite connection: the file must exist when read-only. A writer creates its missing parent
+ * folders (0700) and the file itself (0600) before SQLite opens it, and tightens a file of an older
+ * stockroute (0644): SQLite gives the WAL and shared-memory files it creates the database file's
+ * mode, so the whole ledger, signed transactions included, is readable by its owner only.
+ */
 function openConnection(path: string, readonly: boolean, timeout: number): Database.Database {
   if (readonly && !existsSync(path))
     throw new LedgerError({
@@ -227,7 +236,11 @@ function openConnection(path: string, readonly: boolean, timeout: number): Datab
       details: { path },
     })
   try {
-    if (!readonly) mkdirSync(dirname(path), { recursive: true })
+    if (!readonly) {
+      makeOwnerOnlyFolder(dirname(path))
+      makeOwnerOnlyFile(path)
+      for (const suffix of ['-wal', '-shm']) tightenToOwnerOnly(`${path}${suffix}`)
+    }
     return new Database(path, { readonly, fileMustExist: readonly, timeout })
   } catch (error) {
     throw new LedgerError({

@@ -107,6 +107,15 @@ export type TransactionsRepository = {
    */
   listTransactionsForExecution(executionId: number): TransactionRecord[]
   /**
+   * The transactions of several executions at once, by execution then oldest first (one indexed
+   * query for a page of executions).
+   *
+   * @example
+   * ledger.transactions.listTransactionsOfExecutions([12, 13]).map((tx) => [tx.executionId, tx.kind])
+   * // [[12, 'approve'], [12, 'execute'], [13, 'execute']]
+   */
+  listTransactionsOfExecutions(executionIds: readonly number[]): TransactionRecord[]
+  /**
    * Transactions still `signed` or `broadcast`, oldest first: what recovery checks against the chain.
    *
    * @example
@@ -172,6 +181,7 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
     selectMinedFrom,
     selectHighestLive,
     selectByExecution,
+    selectByExecutions,
     selectPending,
   } = statements
   const writing: TransactionWriting = { statements, now }
@@ -250,6 +260,10 @@ export function createTransactionsRepository({ db, now }: RepositoryContext): Tr
     },
     isStored: (chainId, hash) => selectHashExists.get(chainId, canonicalBytes32(hash, 'hash')) !== undefined,
     listTransactionsForExecution: (executionId) => selectByExecution.all(executionId).map(toRecord),
+    listTransactionsOfExecutions: (executionIds) =>
+      executionIds.length === 0
+        ? []
+        : selectByExecutions.all(JSON.stringify(executionIds.filter(Number.isSafeInteger))).map(toRecord),
     listPendingTransactions(chainId) {
       const chain = chainId ?? null
       return selectPending.all(chain, chain).map(toRecord)
@@ -307,6 +321,9 @@ function prepareTransactionReads(db: RepositoryContext['db']) {
     ),
     selectByExecution: db.prepare<[number], TransactionRow>(
       'SELECT * FROM transactions WHERE execution_id = ? ORDER BY id',
+    ),
+    selectByExecutions: db.prepare<[string], TransactionRow>(
+      'SELECT * FROM transactions WHERE execution_id IN (SELECT value FROM json_each(?)) ORDER BY execution_id, id',
     ),
     selectPending: db.prepare<[number | null, number | null], TransactionRow>(
       `SELECT * FROM transactions WHERE status IN ('signed', 'broadcast') AND (? IS NULL OR chain_id = ?) ORDER BY id`,

@@ -45,3 +45,20 @@ describe('formatCliError', () => {
     expect(formatCliError('text')).toBe('stockroute: text')
   })
 })
+
+describe('formatCliError on words a service or the daemon wrote', () => {
+  it('escapes what a terminal would act on (CR, ESC, bidi), its own line breaks kept', () => {
+    const error = new StockrouteError({
+      code: 'DAEMON_REFUSED',
+      shortMessage: 'The daemon refused POST /v1/x (400): bad\r\u001b[2K\u202eforged',
+      metaMessages: ['  field: value\u001b[31m'],
+    })
+    expect(formatCliError(error)).toBe(
+      [
+        'error DAEMON_REFUSED: The daemon refused POST /v1/x (400): bad\\r\\u001b[2K\\u202eforged',
+        '  field: value\\u001b[31m',
+      ].join('\n'),
+    )
+    expect(formatCliError(new Error('plain\u001b[0m'))).toBe('stockroute: plain\\u001b[0m')
+  })
+})

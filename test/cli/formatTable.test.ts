@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatFittedTable, formatLabelledRows } from '../../src/cli/formatTable.js'
+import { formatFittedTable, formatLabelledRows, formatTable } from '../../src/cli/formatTable.js'
 
 describe('formatLabelledRows', () => {
   it('starts every value in the usual column when the labels fit it', () => {
@@ -62,5 +62,18 @@ describe('formatFittedTable', () => {
     expect(lines[1]).toContain('2026-11-28T17:26:40.154Z  dca-aapl-alpha')
     expect(lines[1]).toContain(hash)
     expect(lines).toHaveLength(2)
+  })
+})
+
+describe('values as data', () => {
+  it('formatTable and formatLabelledRows escape line breaks and controls in cells; fitted tables as reports do', () => {
+    expect(
+      formatTable([{ header: 'ID' }, { header: 'REASON' }], [['1', 'a\r\nX-Injected: 1\u001b[31m']]),
+    ).toBe(['ID  REASON', '1   a\\r\\nX-Injected: 1\\u001b[31m'].join('\n'))
+    expect(formatLabelledRows([['reason', 'off\nX: 1']])).toEqual(['  reason    off\\nX: 1'])
+    // Reports' layout: line breaks as a space, every other control escaped.
+    expect(
+      formatFittedTable([{ header: 'REASON' }], [['a\r\nX-Injected: 1\u001b[31m\u202e']], { wide: true }),
+    ).toBe(['REASON', 'a X-Injected: 1\\u001b[31m\\u202e'].join('\n'))
   })
 })

@@ -1,7 +1,7 @@
 import { defaultFxRates } from '@stockroute/client/domain/quotePrice.js'
 import type { Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { settledLine } from '../../src/daemon/activity.js'
+import { settledLine, transactionEventLine } from '../../src/daemon/activity.js'
 import type { ExecutionRecord, FillRecord } from '../../src/store/index.js'
 
 // The daemon's line for a confirmed execution: quantity then ticker, "for" on both sides, amounts
@@ -81,5 +81,30 @@ describe('settledLine', () => {
       defaultFxRates,
     )
     expect(line).toContain('buy  100 0700 for 5379.01 USDC @ 53.7901 USDC (418.6 HKD)  chain')
+  })
+})
+
+describe('values from a request or the service on the operator lines', () => {
+  it('are shown as data: a line break, an ANSI sequence never leave their line', () => {
+    const line = settledLine(
+      execution({ ticker: 'AAPL\r\nX-Injected: 1' }),
+      fill({}),
+      'USDC\u001b[31m',
+      defaultFxRates,
+    )
+    expect(line).toBe(
+      '14:01:04 ✓ sell 1 AAPL\\r\\nX-Injected: 1 for 228.58 USDC\\u001b[31m @ 228.58 USDC\\u001b[31m  chain 31337  62 ms  tx 0x1984…bdd5',
+    )
+    expect(transactionEventLine(31337, { kind: 'error', message: 'rpc said\nX-Forged: 2\u202e' })).toBe(
+      'chain 31337: rpc said\\nX-Forged: 2\\u202e',
+    )
+    expect(
+      transactionEventLine(31337, {
+        kind: 'rebroadcast',
+        nonce: 3,
+        hash,
+        reason: 'dropped\r\nX: 1',
+      } as never),
+    ).toBe('chain 31337: nonce 3 sent again: dropped\\r\\nX: 1')
   })
 })

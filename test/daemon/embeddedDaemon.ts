@@ -117,7 +117,10 @@ export function useEmbeddedDaemons() {
     return { child, pid: child.pid ?? -1, output, waitFor, ledgerPath, holdExecutionInFlight, mine }
   }
 
-  return { start }
+  /** The data folder of the daemon `start(name)` starts: create it beforehand to start on an existing one. */
+  const dataDirOf = (name: string) => join(folder, name)
+
+  return { start, dataDirOf }
 }
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {

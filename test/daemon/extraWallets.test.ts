@@ -147,8 +147,9 @@ describe('a daemon with extra wallets', () => {
       for (const { body } of ended) expect(body.state, body.reason).toBe('confirmed')
       const swapsEndedAt = Date.now()
 
-      // /health: the router chain has both wallets, ready; the other chain the main one.
-      const health = await getJson(`${apiUrl}/health`)
+      // /health (its details behind the token): the router chain has both wallets, ready; the
+      // other chain the main one.
+      const health = await getJson(`${apiUrl}/health`, daemon.apiToken)
       expect(health.status).toBe(200)
       const walletsOn = (chainId: number) =>
         (health.body.chains as Json[])
@@ -163,7 +164,7 @@ describe('a daemon with extra wallets', () => {
       // A reconciliation run that began after the swaps ended (the job runs every second): the
       // ledger equals both wallets' balances together, the service the main wallet's.
       const reconciled = await waitUntil(
-        () => getJson(`${apiUrl}/health`),
+        () => getJson(`${apiUrl}/health`, daemon?.apiToken),
         (reply) =>
           reply.body.lastReconciliation !== null &&
           Date.now() - reply.body.lastReconciliation.ageMs > swapsEndedAt + 2_000,

@@ -7,7 +7,7 @@ import { ledgerFolder } from '../store/ledgerFiles.js'
 const folder = ledgerFolder()
 
 describe('GET /health', () => {
-  it('answers 503 with the reason and the remedy once the ledger has a storage fault (a real disk full)', async () => {
+  it('answers 503 with the reason and the remedy once the ledger has a storage fault (a real disk full); without the token, 503 alone', async () => {
     const path = folder.path()
     const setup = openLedger({ path, owner: false })
     const pages = setup.database.pragma('page_count', { simple: true }) as number
@@ -25,9 +25,12 @@ describe('GET /health', () => {
       ledger,
       metrics: createDaemonMetrics(),
     }).find((route) => route.path === '/health')
-    const ask = async () => health?.handle({} as Parameters<NonNullable<typeof health>['handle']>[0])
+    type HealthRequest = Parameters<NonNullable<typeof health>['handle']>[0]
+    // As the control server asks it: with the token (or a dashboard session), or without.
+    const ask = async (authenticated = true) => health?.handle({ authenticated } as HealthRequest)
 
     expect(await ask()).toMatchObject({ status: 200, body: { status: 'ok', halted: null } })
+    expect(await ask(false)).toEqual({ status: 200, body: { status: 'ok' } })
 
     expect(() => {
       for (let index = 0; index < 1000; index++)
@@ -58,6 +61,8 @@ describe('GET /health', () => {
       },
     })
     expect(fault?.remedy).toContain(`free space on the disk of ${path}`)
+    // Without the token: still 503, the reason and the remedy (paths) behind the token.
+    expect(await ask(false)).toEqual({ status: 503, body: { status: 'storage fault' } })
     ledger.close()
   })
 })

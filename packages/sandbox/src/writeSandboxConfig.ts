@@ -26,7 +26,9 @@ export function writeSandboxConfig(directory: string, sandbox: SandboxDescriptio
   const wallet = sandbox.wallets[0]
   if (!wallet) throw new Error('the sandbox has no funded test wallet to put in the config')
   const dir = resolve(directory)
-  mkdirSync(join(dir, 'data'), { recursive: true })
+  mkdirSync(dir, { recursive: true })
+  // The daemon's data folder, owner-only as the daemon makes its own: the ledger holds signed transactions.
+  mkdirSync(join(dir, 'data'), { recursive: true, mode: 0o700 })
   const config: SandboxConfigFile = {
     service: {
       baseUrl: sandbox.baseUrl,

@@ -1,5 +1,6 @@
 import { formatTokenAmount } from '@stockroute/client/domain/formatTokenAmount.js'
 import { tokenKinds } from '@stockroute/client/domain/markets.js'
+import { printable } from '@stockroute/client/domain/printable.js'
 import { effectivePricePerShare } from '@stockroute/client/domain/quotePrice.js'
 import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import type { ExecutionDetailView } from '../../daemon/controlApi/contract.js'
@@ -26,12 +27,14 @@ export function describeExecution(detail: ExecutionDetailView): string {
   if (detail.quoteId) rows.push(['quote', detail.quoteId])
   rows.push(['created', detail.createdAt])
   const lines = [
-    `execution ${detail.executionId} ${dryRun ? 'dry run, not broadcast' : detail.state}: ${detail.side} ${detail.ticker} on chain ${detail.chainId} (intent ${detail.intentId})`,
+    printable(
+      `execution ${detail.executionId} ${dryRun ? 'dry run, not broadcast' : detail.state}: ${detail.side} ${detail.ticker} on chain ${detail.chainId} (intent ${detail.intentId})`,
+    ),
     ...formatLabelledRows(rows),
   ]
   lines.push('', 'timeline')
   for (const event of detail.events)
-    lines.push(`  ${event.at}  ${event.from ?? '(new)'} → ${event.to}: ${event.reason}`)
+    lines.push(`  ${event.at}  ${event.from ?? '(new)'} → ${event.to}: ${printable(event.reason)}`)
   lines.push('', 'transactions')
   lines.push(
     detail.transactions.length === 0

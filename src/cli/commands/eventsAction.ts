@@ -1,3 +1,4 @@
+import { printable } from '@stockroute/client/domain/printable.js'
 import type { LedgerEventView } from '../../daemon/controlApi/contract.js'
 import { type LedgerEventKind, openLedger } from '../../store/index.js'
 import { findDaemon, requireDaemon } from '../daemon/findDaemon.js'
@@ -43,7 +44,7 @@ export async function showEvents(options: EventsOptions) {
     kinds: options.kinds,
     signal: stop.signal,
     onEvent: print,
-    onNote: (note) => process.stderr.write(`${note}\n`),
+    onNote: (note) => process.stderr.write(`${printable(note)}\n`),
   })
   void shutdown
   process.stderr.write('stopped following events\n')

@@ -1,4 +1,5 @@
 import { StockrouteError } from '@stockroute/client/domain/errors.js'
+import { printable } from '@stockroute/client/domain/printable.js'
 import {
   cancelReplySchema,
   type ExecutionDetailView,
@@ -137,7 +138,7 @@ export async function cancelExecution(
     printResult(
       options.json,
       reply,
-      () => `cancelled: execution ${id} ${reply.execution.state}: ${reply.execution.reason}`,
+      () => `cancelled: execution ${id} ${reply.execution.state}: ${printable(reply.execution.reason)}`,
     )
   } catch (error) {
     if (!(error instanceof DaemonClientError) || error.status !== 409) throw error
@@ -151,7 +152,7 @@ function printCancelRefused(error: DaemonClientError, id: number, json: boolean 
   const why =
     error.apiCode === 'ALREADY_SIGNED'
       ? `a transaction of it is signed, so only the chain can end it now: follow it with \`stockroute executions show ${id}\`, or \`stockroute halt\` to sign nothing more`
-      : `it has finished already (${error.apiMessage ?? error.shortMessage})`
+      : `it has finished already (${printable(error.apiMessage ?? error.shortMessage)})`
   printResult(
     json,
     { cancelled: false, code: error.apiCode, message: error.apiMessage ?? error.shortMessage },

@@ -1,3 +1,4 @@
+import { printable } from '@stockroute/client/domain/printable.js'
 import { killSwitchViewSchema } from '../../daemon/controlApi/contract.js'
 import { type KillSwitchState, migrationProgressPrinter, openLedger } from '../../store/index.js'
 import type { DaemonClient } from '../daemon/createDaemonClient.js'
@@ -49,8 +50,8 @@ export async function switchKill(
     () =>
       [
         state.halted
-          ? `${changed ? 'halted' : 'already halted'}: nothing is signed until \`stockroute resume\` (reason: ${state.reason}, since ${changedAt})`
-          : `${changed ? 'resumed' : 'not halted'}: trading may sign${state.reason ? ` (reason: ${state.reason}, since ${changedAt})` : ''}`,
+          ? `${changed ? 'halted' : 'already halted'}: nothing is signed until \`stockroute resume\` (reason: ${printable(state.reason)}, since ${changedAt})`
+          : `${changed ? 'resumed' : 'not halted'}: trading may sign${state.reason ? ` (reason: ${printable(state.reason)}, since ${changedAt})` : ''}`,
         `  ledger ${target.ledgerPath}`,
       ].join('\n'),
   )

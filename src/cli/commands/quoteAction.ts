@@ -7,6 +7,7 @@ import type { ServiceClient } from '@stockroute/client/api/createServiceClient.j
 import { decimalsOfTokenKind } from '@stockroute/client/api/tokenQuantity.js'
 import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import { formatTokenAmount } from '@stockroute/client/domain/formatTokenAmount.js'
+import { printable } from '@stockroute/client/domain/printable.js'
 import { assetDecimalsOf } from '@stockroute/client/domain/units.js'
 import { type Address, createPublicClient, erc20Abi, formatUnits, http } from 'viem'
 import { ChainRpcError } from '../../chain/errors.js'
@@ -90,7 +91,10 @@ export async function runQuote(options: QuoteOptions) {
         guard: guard.json,
       },
       () =>
-        [view.headline, ...formatLabelledRows([...view.rows(expiresInSeconds), ...guard.rows])].join('\n'),
+        [
+          printable(view.headline),
+          ...formatLabelledRows([...view.rows(expiresInSeconds), ...guard.rows]),
+        ].join('\n'),
     )
   })
 }

@@ -1,3 +1,4 @@
+import { printable } from '@stockroute/client/domain/printable.js'
 import { describeSandbox, type SandboxDescription } from '@stockroute/sandbox/describe.js'
 import { startSandbox } from '@stockroute/sandbox/startSandbox.js'
 import { writeSandboxConfig } from '@stockroute/sandbox/writeSandboxConfig.js'
@@ -20,7 +21,8 @@ export async function runSandbox(options: {
     service: {
       ...(options.port === undefined ? {} : { port: options.port }),
       ...(options.rate === undefined ? {} : { requestsPerSecond: options.rate }),
-      logger: { error: (m, e) => progress(`${m}: ${String(e)}`) },
+      // An error while answering a request may carry what the request sent: shown as data.
+      logger: { error: (m, e) => progress(printable(`${m}: ${String(e)}`)) },
     },
   })
   const description = describeSandbox(sandbox.local, sandbox.service)

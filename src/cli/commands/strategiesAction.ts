@@ -1,3 +1,4 @@
+import { printable } from '@stockroute/client/domain/printable.js'
 import {
   type StrategyView,
   strategyListSchema,
@@ -47,10 +48,8 @@ export async function switchStrategy(action: 'enable' | 'disable', id: string, o
       signal,
     }),
   )
-  printResult(
-    options.json,
-    strategy,
-    () => `${strategy.id} ${strategy.enabled ? 'enabled' : 'disabled'} (${reason})`,
+  printResult(options.json, strategy, () =>
+    printable(`${strategy.id} ${strategy.enabled ? 'enabled' : 'disabled'} (${reason})`),
   )
 }
 
@@ -138,9 +137,9 @@ function strategyTable(strategies: readonly StrategyView[], nowMs: number): stri
   )
   const notes = strategies.flatMap((strategy) => {
     const run = strategy.lastRun
-    if (run?.error) return [`${strategy.id}: its last run threw: ${run.error}`]
+    if (run?.error) return [printable(`${strategy.id}: its last run threw: ${run.error}`)]
     if (run && run.refused > 0)
-      return [`${strategy.id}: its last run had ${run.refused} intent(s) refused before execution`]
+      return [printable(`${strategy.id}: its last run had ${run.refused} intent(s) refused before execution`)]
     return []
   })
   return [table, ...notes].join('\n')

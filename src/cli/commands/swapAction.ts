@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
+import { printable } from '@stockroute/client/domain/printable.js'
 import type { Price } from '@stockroute/client/domain/units.js'
 import { dryRunLedgerFileName } from '../../config/ledgerPath.js'
 import type { ExecutionOutcome, SwapIntent } from '../../engine/index.js'
@@ -149,15 +150,16 @@ export function createStatusPrinter(stream: StatusStream, elapsedMs: () => numbe
       // A dry run ends `rejected` in the ledger (it has no state for "signed, simulated, not sent"):
       // it reads as what it is, never as a refusal.
       const state = isDryRunEnd({ state: event.to, reason: event.reason }) ? 'dry run done' : event.to
-      const head = `[+${elapsedMs()} ms] ${label(execution)} ${state}`
+      const head = printable(`[+${elapsedMs()} ms] ${label(execution)} ${state}`)
+      const shown = printable(event.reason)
       if (!stream.isTTY) {
-        stream.write(`${head}: ${event.reason}\n`)
+        stream.write(`${head}: ${shown}\n`)
         return
       }
       const width = Math.max(40, (stream.columns || 80) - 1)
       const room = width - head.length - 2
       // Hashes and addresses shortened (0x8dc6cd…248a), then the reason cut to the terminal's width.
-      const short = event.reason.replace(/0x([0-9a-fA-F]{6})[0-9a-fA-F]{30,}([0-9a-fA-F]{4})\b/g, '0x$1…$2')
+      const short = shown.replace(/0x([0-9a-fA-F]{6})[0-9a-fA-F]{30,}([0-9a-fA-F]{4})\b/g, '0x$1…$2')
       const reason = room <= 1 ? '' : short.length > room ? `${short.slice(0, room - 1)}…` : short
       stream.write(`\r\x1b[2K${head}${reason ? `: ${reason}` : ''}`)
       open = true

@@ -1,6 +1,7 @@
 import { formatAssetAmount, formatStockQuantity } from '@stockroute/client/domain/formatTokenAmount.js'
 import { type ExchangeCode, marketCodes, type TokenKind } from '@stockroute/client/domain/markets.js'
 import { localCurrencyPrice } from '@stockroute/client/domain/priceInMarketCurrency.js'
+import { printable } from '@stockroute/client/domain/printable.js'
 import { defaultFxRates, effectivePricePerShare, type FxRates } from '@stockroute/client/domain/quotePrice.js'
 import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import { isDryRunEnd } from '../../engine/index.js'
@@ -234,7 +235,9 @@ export function describeSwap(
   rows.push(row('elapsed', `${result.elapsedMs} ms`))
   // One column for all the labels: the longest (`simulation`) still gets a space before its value.
   return [
-    `${headline}: ${result.side} ${result.ticker} on chain ${result.chainId} (execution ${result.executionId}, intent ${result.intentId})`,
+    printable(
+      `${headline}: ${result.side} ${result.ticker} on chain ${result.chainId} (execution ${result.executionId}, intent ${result.intentId})`,
+    ),
     ...formatLabelledRows(rows),
   ].join('\n')
 }

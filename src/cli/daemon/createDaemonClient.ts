@@ -1,3 +1,4 @@
+import { printable } from '@stockroute/client/domain/printable.js'
 import type { z } from 'zod'
 import { isPidAlive } from '../../daemon/runtimeFile.js'
 import { DaemonClientError } from './daemonClientError.js'
@@ -178,11 +179,14 @@ async function replyError(
     // Not JSON: the status says enough.
   }
   const apiCode = typeof body.code === 'string' ? body.code : undefined
-  const apiMessage = typeof body.message === 'string' ? body.message : text.slice(0, 300)
+  // The daemon's words in the CLI's message, shown as data (`printable`); `apiMessage` keeps them exact.
+  const apiMessage = printable(typeof body.message === 'string' ? body.message : text.slice(0, 300))
   const problems = Array.isArray(body.details)
     ? body.details.flatMap((problem: unknown) => {
         const { field, problem: what } = (problem ?? {}) as { field?: unknown; problem?: unknown }
-        return typeof field === 'string' && typeof what === 'string' ? [`  ${field}: ${what}`] : []
+        return typeof field === 'string' && typeof what === 'string'
+          ? [`  ${printable(field)}: ${printable(what)}`]
+          : []
       })
     : []
   const common = {

@@ -1,8 +1,10 @@
+import { printable } from '@stockroute/client/domain/printable.js'
 import type { LedgerEventView } from '../../daemon/controlApi/contract.js'
 
 /**
  * One ledger event as one terminal line: id, time, kind, chain and execution, and what happened
- * (a transition with its reason, a fill's amounts, a halt's reason; other kinds as compact JSON).
+ * (a transition with its reason, a fill's amounts, a halt's reason; other kinds as compact JSON),
+ * shown as data (`printable`: a reason with a line break in it stays on its line).
  *
  * @example
  * formatEventLine({ id: 7, kind: 'halt', chainId: null, executionId: null, at: '2026-11-25T10:00:00.000Z', data: { reason: 'ops' } })
@@ -33,5 +35,5 @@ export function formatEventLine(event: LedgerEventView): string {
     default:
       what = JSON.stringify(data)
   }
-  return `#${event.id} ${event.at} ${event.kind}${where}: ${what}`
+  return printable(`#${event.id} ${event.at} ${event.kind}${where}: ${what}`)
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ExchangeCode } from '@stockroute/client/domain/markets.js'
+import { printable } from '@stockroute/client/domain/printable.js'
 import { formatPrice, parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import type { Price } from '@stockroute/client/domain/units.js'
 import type { Hex } from 'viem'
@@ -184,7 +185,7 @@ async function waitUntilFinished(
     const seen = `${view.state}\n${view.reason}`
     if (seen !== last) {
       process.stderr.write(
-        `[+${options.elapsedMs()} ms] execution ${executionId} ${view.state}: ${view.reason}\n`,
+        `[+${options.elapsedMs()} ms] execution ${executionId} ${view.state}: ${printable(view.reason)}\n`,
       )
       last = seen
     }

@@ -7,6 +7,7 @@ export {
   type ServedChains,
 } from './chainChecks.js'
 export { checkLoadedConfig, type DoctorConfig, loadDoctorConfig } from './configCheck.js'
+export { checkDataFolder } from './dataFolderCheck.js'
 export { checkKillSwitch } from './killSwitchCheck.js'
 export { type RunDoctorOptions, runDoctor } from './runDoctor.js'
 export {

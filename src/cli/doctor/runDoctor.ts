@@ -3,6 +3,7 @@ import { createRequestLimiter } from '@stockroute/client/api/limiter.js'
 import type { StockrouteConfig } from '../../config/config.js'
 import { checkChain } from './chainChecks.js'
 import { checkLoadedConfig } from './configCheck.js'
+import { checkDataFolder } from './dataFolderCheck.js'
 import { checkKillSwitch } from './killSwitchCheck.js'
 import { checkApiKey, checkClock, checkService } from './serviceChecks.js'
 import { checkStrategyRules, serviceTickerRules } from './strategyRulesCheck.js'
@@ -26,9 +27,9 @@ export type RunDoctorOptions = {
  * the service (reachability and latency, clock skew, the API key), and per configured chain the
  * pins against the service's chain list, the RPC, the executor's code and EIP-712 domain, and the
  * gas, asset and allowance of each wallet trading on it (the main one and the chain's extra ones),
- * and last the ledger's kill switch. Every network call is bounded by `timeoutMs`, the chains run
- * in parallel, and nothing is sent (no transaction, no router quote). Never throws for what it
- * finds: problems are checks with status `fail` or `warn`.
+ * and last the ledger's kill switch and who else can reach the data folder. Every network call is
+ * bounded by `timeoutMs`, the chains run in parallel, and nothing is sent (no transaction, no router
+ * quote). Never throws for what it finds: problems are checks with status `fail` or `warn`.
  *
  * @example
  * const report = await runDoctor(loadConfig('stockroute.json'))
@@ -101,5 +102,6 @@ export async function runDoctor(
   )
   const [service, chains] = await Promise.all([serviceChecks, chainChecks])
   const killSwitch = checkKillSwitch({ ledgerPath: config.ledgerPath, configPath: config.configPath })
-  return reportOf([configCheck, ...service, ...chains.flat(), killSwitch])
+  const dataFolder = checkDataFolder({ dataDir: config.dataDir })
+  return reportOf([configCheck, ...service, ...chains.flat(), killSwitch, dataFolder])
 }

@@ -7,7 +7,7 @@ export type DoctorStatus = 'ok' | 'warn' | 'fail'
 
 /** One check of `stockroute doctor`: what was checked, what was found and, when not ok, how to fix it. */
 export type DoctorCheck = {
-  /** Stable name: config, service, clock, api-key, chain-served, executor-pin, operator-pin, rpc, executor, gas, asset, allowance, strategies, kill-switch. */
+  /** Stable name: config, service, clock, api-key, chain-served, executor-pin, operator-pin, rpc, executor, gas, asset, allowance, strategies, kill-switch, data-folder. */
   name: string
   /** The configured chain the check is about; absent for the config and service checks. */
   chainId?: number

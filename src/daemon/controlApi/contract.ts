@@ -50,6 +50,11 @@ export const controlApiErrorCodes = [
   'ALREADY_SIGNED',
   /** A cancel came too late: the execution already ended (409). */
   'ALREADY_FINISHED',
+  /**
+   * A limit of the daemon (429, with `Retry-After`): too many event streams open (overall, or with
+   * this token), or too many heavy reads already waiting their turn. The message names the limit.
+   */
+  'TOO_MANY_REQUESTS',
   'INTERNAL',
 ] as const
 export type ControlApiErrorCode = (typeof controlApiErrorCodes)[number]
@@ -252,6 +257,12 @@ export const queryTime = z
     return ms
   })
 
+/**
+ * The largest page of `GET /v1/executions`: a page is read and serialized in one go on the daemon's
+ * only thread, so its size bounds how long one request holds it (about 5 ms for 200 executions).
+ */
+export const maxExecutionPage = 200
+
 const executionsQueryFields = [
   'state',
   'chainId',
@@ -276,9 +287,12 @@ export const executionsQuerySchema = z
       strategy: z.string().min(1, 'must not be empty').max(100, 'is longer than 100 characters').optional(),
       since: queryTime.describe('created at or after this time').optional(),
       until: queryTime.describe('created before this time').optional(),
-      limit: queryInteger('a whole number from 1 to 500')
-        .refine((limit) => limit >= 1 && limit <= 500, 'must be from 1 to 500')
-        .describe('page size, 1 to 500 (default 100)')
+      limit: queryInteger(`a whole number from 1 to ${maxExecutionPage}`)
+        .refine(
+          (limit) => limit >= 1 && limit <= maxExecutionPage,
+          `must be from 1 to ${maxExecutionPage}: page with cursor for more`,
+        )
+        .describe(`page size, 1 to ${maxExecutionPage} (default 100)`)
         .optional(),
       cursor: z
         .string()
@@ -389,6 +403,12 @@ export const lastEventIdSchema = eventIdText
 // ---------------------------------------------------------------------------------------------
 // Requests: the dashboard's routes (reports, series, discrepancies, login)
 
+/**
+ * The most rows a list table of `GET /v1/reports/:name` holds (`limit`): the report is built and
+ * serialized in one go on the daemon's only thread. `stockroute report --all` reads every row.
+ */
+export const maxReportRows = 10_000
+
 const reportQueryFields = ['chainId', 'ticker', 'strategy', 'since', 'until', 'limit', 'all'] as const
 
 /** The query of `GET /v1/reports/:name`: the filters of `stockroute report`. */
@@ -400,19 +420,31 @@ export const reportQuerySchema = z
       strategy: z.string().min(1).max(64).describe('one strategy id').optional(),
       since: queryTime.describe('at or after this time').optional(),
       until: queryTime.describe('before this time').optional(),
-      limit: queryInteger('a whole number from 1 to 100000')
-        .refine((limit) => limit >= 1 && limit <= 100_000, 'must be from 1 to 100000')
-        .describe('list tables (executions, fills): the newest N rows; default 1000')
+      limit: queryInteger(`a whole number from 1 to ${maxReportRows}`)
+        .refine(
+          (limit) => limit >= 1 && limit <= maxReportRows,
+          `must be from 1 to ${maxReportRows}: narrow with since and until for older rows`,
+        )
+        .describe(`list tables (executions, fills): the newest N rows, 1 to ${maxReportRows}; default 1000`)
         .optional(),
-      all: z.enum(['true']).describe('list tables: every row selected').optional(),
+      all: z
+        .string()
+        .describe(
+          `not served: a report of every row would hold the daemon; use limit (at most ${maxReportRows}) with since/until, or \`stockroute report <name> --all\` on the ledger`,
+        )
+        .optional(),
     },
     unknownField('query parameter of /v1/reports/:name', reportQueryFields),
   )
   .superRefine((query, context) => {
     if (query.since !== undefined && query.until !== undefined && query.until <= query.since)
       context.addIssue({ code: 'custom', path: ['until'], message: 'must be after since' })
-    if (query.limit !== undefined && query.all !== undefined)
-      context.addIssue({ code: 'custom', path: ['all'], message: 'cannot be given with limit: choose one' })
+    if (query.all !== undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['all'],
+        message: `is not served by the control API (every row of a large ledger would hold the daemon): use limit (at most ${maxReportRows}) with since and until, or run \`stockroute report <name> --all\`, which reads the ledger itself`,
+      })
   })
 
 /** A report name, as a path segment. */

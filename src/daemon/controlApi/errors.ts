@@ -1,5 +1,6 @@
 import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import type { ControlApiErrorBody, ControlApiErrorCode, FieldProblem } from './contract.js'
+import type { ControlClientErrorReason } from './types.js'
 
 /**
  * An HTTP error of the control API: a status, a stable `code`, a message saying what was wrong and
@@ -19,12 +20,18 @@ export class ControlApiError extends StockrouteError {
   readonly status: number
   readonly problems: readonly FieldProblem[] | undefined
   readonly headers: Readonly<Record<string, string>>
+  /**
+   * Set when the client broke the request itself (closed the connection halfway): counted as a
+   * client error and logged at debug only, its reply most likely never read.
+   */
+  readonly clientError: ControlClientErrorReason | undefined
   constructor(parameters: {
     status: number
     code: ControlApiErrorCode
     message: string
     problems?: readonly FieldProblem[] | undefined
     headers?: Readonly<Record<string, string>> | undefined
+    clientError?: ControlClientErrorReason | undefined
     cause?: unknown
   }) {
     super({
@@ -37,6 +44,7 @@ export class ControlApiError extends StockrouteError {
     this.status = parameters.status
     this.problems = parameters.problems
     this.headers = parameters.headers ?? {}
+    this.clientError = parameters.clientError
   }
 
   /** The JSON body sent for this error. */

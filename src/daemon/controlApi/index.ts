@@ -8,6 +8,7 @@ export type { CancelOutcome, ControlPlane, StrategyStatus, WalletBalances } from
 export * from './errors.js'
 export * from './http/startControlServer.js'
 export type {
+  ControlClientErrorReason,
   ControlMethod,
   ControlReply,
   ControlRequest,

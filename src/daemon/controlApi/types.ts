@@ -6,10 +6,20 @@ export type SwapApiEngine = Pick<Engine, 'submit' | 'preview' | 'outcome'>
 
 /** A structured logger (pino's shape). The control server logs nothing unless given one. */
 export type ControlServerLogger = {
+  /** Requests the client aborted or sent malformed (see {@link ControlClientErrorReason}); none when absent. */
+  debug?: ((fields: Record<string, unknown>, message: string) => void) | undefined
   info: (fields: Record<string, unknown>, message: string) => void
   warn: (fields: Record<string, unknown>, message: string) => void
   error: (fields: Record<string, unknown>, message: string) => void
 }
+
+/**
+ * Why a request was the client's fault rather than the server's, as the server counts it
+ * (`onClientError`): `aborted` (the connection closed before the request was whole, or before its
+ * answer), `malformed` (the HTTP parser refused it: a bad request line or header, headers too
+ * large), `timeout` (the request was not whole within the server's request timeout).
+ */
+export type ControlClientErrorReason = 'aborted' | 'malformed' | 'timeout'
 
 /** The HTTP methods a route may serve. */
 export type ControlMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
@@ -32,6 +42,12 @@ export type ControlRequest = {
   signal: AbortSignal
   /** Unique per request, also in the `X-Request-Id` reply header and the log. */
   requestId: string
+  /**
+   * True when the request carries the control API token, or the cookie of a live dashboard session
+   * (always, on a server without a token). `/v1` routes are reached only so; a route outside `/v1`
+   * (`GET /health`) answers more when it is.
+   */
+  authenticated: boolean
 }
 
 /** A handler's answer: an object body is sent as JSON, a string as it is. */

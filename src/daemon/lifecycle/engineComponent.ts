@@ -1,4 +1,5 @@
 import { createServiceClient } from '@stockroute/client/api/createServiceClient.js'
+import { printable } from '@stockroute/client/domain/printable.js'
 import { createNodeFetch } from '../../chain/nodeFetch.js'
 import { engineChainConfigsOf, engineSettingsOf } from '../../config/engineConfig.js'
 import { createEngine, type EngineHookFunctions } from '../../engine/index.js'
@@ -58,7 +59,7 @@ export function engineComponent(run: DaemonRun): DaemonComponent {
         onTransactionEvent: (chainId, event) => {
           metrics.recordTransactionEvent(chainId, event)
           if (event.kind === 'recovery') {
-            run.progress(event.message)
+            run.progress(printable(event.message))
             ledger.events.append('recovery', { chainId, data: { message: event.message } })
           } else if (event.kind !== 'rebroadcast') run.write(transactionEventLine(chainId, event))
         },

@@ -1,11 +1,15 @@
+import { dirname } from 'node:path'
 import { migrationProgressPrinter } from '../../store/migrationProgress.js'
 import { openLedger } from '../../store/openLedger.js'
+import { dataFolderAccess } from '../dataFolderAccess.js'
 import type { DaemonComponent } from './daemonComponent.js'
 import { type DaemonRun, need } from './daemonRun.js'
 
 /**
  * The SQLite ledger, claimed by this process until it is closed. A ledger of an older stockroute
- * is migrated here; a long backfill prints its progress.
+ * is migrated here; a long backfill prints its progress. A data folder other local users can
+ * reach is warned about (a line on stderr and the log, with the chmod that closes it), never
+ * changed: it may be the operator's own folder.
  *
  * @example
  * const components = [tradingSetupComponent(run), ledgerComponent(run), engineComponent(run)]
@@ -15,11 +19,18 @@ export function ledgerComponent(run: DaemonRun): DaemonComponent {
     name: 'ledger',
     async start() {
       const logger = need(run, 'logs').logger
+      const path = need(run, 'ledgerPath')
       run.parts.ledger = openLedger({
-        path: need(run, 'ledgerPath'),
+        path,
         onWalCheckpointerError: (e) => logger.warn(e.message),
         onMigrationProgress: migrationProgressPrinter(run.progress),
       })
+      // Its own files are owner-only by now; a folder the operator made looser is only reported.
+      const access = dataFolderAccess(dirname(path))
+      if (access.status === 'warn' || access.status === 'fail') {
+        logger.warn({ dataDir: access.path, mode: access.mode, exposed: access.exposed }, access.message)
+        run.progress(`warning: ${access.message}`)
+      }
     },
     async stop() {
       run.parts.ledger?.close()

@@ -1,3 +1,4 @@
+import { printable } from '@stockroute/client/domain/printable.js'
 import type { ReportColumn, ReportTable } from '../types.js'
 import { cellText } from './cellText.js'
 
@@ -154,9 +155,13 @@ function displayText(text: string, column: ReportColumn, wide: boolean): string 
   return line.replace(longHex, (hex) => `${hex.slice(0, 6)}…${hex.slice(-4)}`)
 }
 
-/** A value on one line: each run of line breaks and tabs as a space, empty as `-`. */
+/**
+ * A value on one line, as data: each run of line breaks and tabs as a space, every other character
+ * a terminal would act on (ESC, other controls, bidirectional overrides) escaped by `printable`,
+ * empty as `-`.
+ */
 function lineOf(text: string): string {
-  const line = text.replace(/[\r\n\t]+/g, ' ')
+  const line = printable(text.replace(/[\r\n\t]+/g, ' '))
   return line === '' ? '-' : line
 }
 

@@ -1,3 +1,4 @@
+import { printable } from '@stockroute/client/domain/printable.js'
 import type { Report, ReportTable } from '../types.js'
 import { describeFilter } from './describeFilter.js'
 import { columnGap, fitTable, headerOf, numericKinds } from './fitTable.js'
@@ -39,7 +40,8 @@ export type TextOptions = {
 export function renderReportText(report: Report, options: TextOptions = {}): string {
   const width = options.width ?? defaultTextWidth
   const wide = options.wide ?? false
-  const prose = (text: string) => wrapText(text, width, '  ')
+  // Values in the title and notes (a filter's ticker, a note naming one) shown as data, as in tables.
+  const prose = (text: string) => wrapText(printable(text), width, '  ')
   const lines = prose(
     `${report.name} report, generated ${report.generatedAt} (${describeFilter(report.filter)})`,
   )

@@ -8,6 +8,23 @@ import { secretsEqual } from './dashboardSessions.js'
 const readOnlyMethods = new Set(['GET', 'HEAD', 'OPTIONS'])
 
 /**
+ * Whether a request carries the control API token, or (no `Authorization` header) the cookie of a
+ * live dashboard session: what a route outside `/v1` asks before it says more than liveness.
+ *
+ * @example
+ * carriesCredentials({ headers: incoming.headers, bearerToken, sessions }) // false for anyone else
+ */
+export function carriesCredentials(parameters: {
+  headers: IncomingHttpHeaders
+  bearerToken: string
+  sessions: DashboardSessions | undefined
+}): boolean {
+  const { headers, bearerToken, sessions } = parameters
+  if (bearerTokenMatches(headers.authorization, bearerToken)) return true
+  return headers.authorization === undefined && sessions?.find(headers.cookie) !== undefined
+}
+
+/**
  * Lets a `/v1` request through when it carries the bearer token, or (the dashboard) a live session
  * cookie; a state-changing request on a cookie must also send the session's `X-CSRF-Token`, which
  * a cross-site page cannot read. GETs and the event stream (EventSource sends no headers) need only

@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ControlApiError } from '../errors.js'
-import type { ControlReply, ControlServerLogger, ControlStreamReply } from '../types.js'
-import { authenticateRequest } from './authenticateRequest.js'
+import type {
+  ControlClientErrorReason,
+  ControlReply,
+  ControlServerLogger,
+  ControlStreamReply,
+} from '../types.js'
+import { authenticateRequest, carriesCredentials } from './authenticateRequest.js'
+import type { ClientErrors } from './clientErrors.js'
 import type { DashboardSessions } from './dashboardSessions.js'
 import type { RouteMatch } from './matchRoute.js'
 import { readJsonBody } from './readJsonBody.js'
@@ -12,12 +18,14 @@ import { sendStream } from './sendStream.js'
 /** What answering a request needs of the server. */
 export type RequestHandlerContext = {
   match: (method: string, path: string) => RouteMatch
-  /** The `/v1` routes as `METHOD /path, …`, named in a 404. */
+  /** The `/v1` routes as `METHOD /path, …`, named in a 404 to a request with the token. */
   routeList: string
   bearerToken: string | undefined
   sessions: DashboardSessions | undefined
   maxBodyBytes: number
   logger: ControlServerLogger | undefined
+  /** Where requests the client aborted or broke are counted (never logged above debug). */
+  clientErrors: ClientErrors
   /** Aborted when the server closes: ends the open streams. */
   streamsEnd: AbortSignal
   /** True once close() began: replies then close their connection. */
@@ -38,32 +46,41 @@ type RequestLine = {
 /**
  * The server's request listener: authenticates `/v1`, routes, runs the handler, sends its reply
  * (or stream) with `X-Request-Id`, and logs it. Every error becomes a JSON error reply; an
- * unexpected one a 500 that leaks nothing and is logged.
+ * unexpected one a 500 that leaks nothing and is logged. A request the client broke (its body cut
+ * short, the connection closed before the answer) is the client's error: counted, logged at debug.
  *
  * @example
- * const server = createServer(createRequestHandler({ match, routeList, bearerToken, sessions, maxBodyBytes, logger, streamsEnd, closing, closeIdleConnections }))
+ * const server = createServer(createRequestHandler({ match, routeList, bearerToken, sessions, maxBodyBytes, logger, clientErrors, streamsEnd, closing, closeIdleConnections }))
  */
 export function createRequestHandler(context: RequestHandlerContext) {
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const startedAt = performance.now()
     const line = readRequestLine(incoming)
+    const { socket } = incoming
+    context.clientErrors.begin(socket, outgoing)
     const controller = new AbortController()
     outgoing.once('close', () => {
+      context.clientErrors.end(socket)
       if (!outgoing.writableFinished) controller.abort(new Error('the client closed the connection'))
     })
-    const reply = await answer(context, incoming, line, controller.signal)
+    outgoing.once('finish', () => context.clientErrors.end(socket))
+    const { reply, clientError } = await answer(context, incoming, line, controller.signal)
     await send(context, outgoing, reply, line, controller.signal)
-    if (line.isApi || reply.status >= 500)
-      context.logger?.[reply.status >= 500 ? 'warn' : 'info'](
-        {
-          requestId: line.requestId,
-          method: line.method,
-          path: line.path,
-          status: reply.status,
-          durationMs: Math.round(performance.now() - startedAt),
-        },
-        'control API request',
-      )
+    const fields = {
+      requestId: line.requestId,
+      method: line.method,
+      path: shortPath(line.path),
+      status: reply.status,
+      durationMs: Math.round(performance.now() - startedAt),
+    }
+    // The HTTP layer's word first (a timeout is no mere abort), then the request's own.
+    const fault =
+      context.clientErrors.faultOf(socket) ??
+      clientError ??
+      (controller.signal.aborted ? ('aborted' as const) : undefined)
+    if (fault !== undefined) context.clientErrors.record(fault, fields)
+    else if (line.isApi || reply.status >= 500)
+      context.logger?.[reply.status >= 500 ? 'warn' : 'info'](fields, 'control API request')
   }
   return (incoming: IncomingMessage, outgoing: ServerResponse) => {
     handle(incoming, outgoing).catch((error: unknown) => {
@@ -88,14 +105,33 @@ function readRequestLine(incoming: IncomingMessage): RequestLine {
   }
 }
 
-/** The route's reply, or the error reply of what went wrong on the way. */
+/** The longest part of a path a reply or a log line repeats. */
+const shownPathLength = 120
+
+/** A path as a reply or a log line repeats it: at most {@link shownPathLength} characters. */
+function shortPath(path: string): string {
+  return path.length > shownPathLength ? `${path.slice(0, shownPathLength)}…` : path
+}
+
+/**
+ * The route's reply, or the error reply of what went wrong on the way; `clientError` when the
+ * client broke the request (its body cut short, or gone before the handler finished).
+ */
 async function answer(
   context: RequestHandlerContext,
   incoming: IncomingMessage,
   line: RequestLine,
   signal: AbortSignal,
-): Promise<ControlReply | ControlStreamReply> {
+): Promise<{ reply: ControlReply | ControlStreamReply; clientError?: ControlClientErrorReason | undefined }> {
   const { method, path, requestId } = line
+  // The token, or a live session (no token configured: everyone); /v1 is refused without below.
+  const authenticated =
+    context.bearerToken === undefined ||
+    carriesCredentials({
+      headers: incoming.headers,
+      bearerToken: context.bearerToken,
+      sessions: context.sessions,
+    })
   try {
     if (!path.startsWith('/'))
       throw new ControlApiError({
@@ -115,16 +151,19 @@ async function answer(
       throw new ControlApiError({
         status: 404,
         code: 'NOT_FOUND',
-        message: `There is no route ${method} ${path}: the control API serves ${context.routeList} (described in GET /v1/openapi.json).`,
+        // Without the token, nothing about the routes (nor the path back): only where to look.
+        message: authenticated
+          ? `There is no route ${method} ${shortPath(path)}: the control API serves ${context.routeList} (described in GET /v1/openapi.json).`
+          : 'There is no such route: the control API is described in GET /v1/openapi.json (with the token).',
       })
     if (found.kind === 'methodNotAllowed')
       throw new ControlApiError({
         status: 405,
         code: 'METHOD_NOT_ALLOWED',
-        message: `${path} does not accept ${method}: use ${found.allow.join(' or ')}.`,
+        message: `${shortPath(path)} does not accept ${method}: use ${found.allow.join(' or ')}.`,
         headers: { allow: found.allow.join(', ') },
       })
-    return await found.route.handle({
+    const reply = await found.route.handle({
       method,
       path,
       query: new URLSearchParams(line.query),
@@ -133,9 +172,11 @@ async function answer(
       readJson: () => readJsonBody(incoming, context.maxBodyBytes),
       signal,
       requestId,
+      authenticated,
     })
+    return { reply }
   } catch (error) {
-    return errorReply(error, requestId, context.logger)
+    return errorReply(error, requestId, signal, context.logger)
   }
 }
 
@@ -162,16 +203,34 @@ async function send(
 function errorReply(
   error: unknown,
   requestId: string,
+  signal: AbortSignal,
   logger: ControlServerLogger | undefined,
-): ControlReply {
+): { reply: ControlReply; clientError?: ControlClientErrorReason | undefined } {
   if (error instanceof ControlApiError)
-    return { status: error.status, headers: error.headers, body: error.body() }
+    return {
+      reply: { status: error.status, headers: error.headers, body: error.body() },
+      clientError: error.clientError,
+    }
+  // The client went away and the handler stopped with it: the client's doing, not a failure here.
+  if (signal.aborted)
+    return {
+      reply: {
+        status: 400,
+        body: {
+          code: 'BAD_REQUEST',
+          message: 'The connection closed before the answer: send the request again.',
+        },
+      },
+      clientError: 'aborted',
+    }
   logger?.error({ requestId, err: error }, 'control API: unexpected error')
   return {
-    status: 500,
-    body: {
-      code: 'INTERNAL',
-      message: `The control API failed on this request (request id ${requestId}): the daemon's log has the cause; retry, and report it if it happens again.`,
+    reply: {
+      status: 500,
+      body: {
+        code: 'INTERNAL',
+        message: `The control API failed on this request (request id ${requestId}): the daemon's log has the cause; retry, and report it if it happens again.`,
+      },
     },
   }
 }

@@ -5,7 +5,8 @@ import { ControlApiError } from '../errors.js'
  * Reads a request body as JSON. Refuses, each with a message saying what to send instead: a
  * content type other than `application/json` (415), a compressed body (415), a body above
  * `maxBodyBytes` (413, by `Content-Length` before reading, else while reading), an empty body or
- * text that is not JSON (400).
+ * text that is not JSON (400). A body cut short (the client closed the connection before it was
+ * whole) is a 400 marked as the client's error (`clientError: 'aborted'`), never an internal one.
  *
  * @example
  * const body = await readJsonBody(incoming, 64 * 1024) // unknown: validate it with a schema
@@ -49,7 +50,11 @@ export async function readJsonBody(incoming: IncomingMessage, maxBodyBytes: numb
     }
     incoming.on('data', onData)
     incoming.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    incoming.once('error', reject)
+    // The client closed the connection before the whole body came ('aborted'): its fault, not ours.
+    incoming.once('error', (error) => reject(cutShort(error)))
+    incoming.once('close', () => {
+      if (!incoming.complete) reject(cutShort(undefined))
+    })
   })
   const example = 'e.g. {"chainId":31337,"ticker":"AAPL","exchange":0,"side":"buy","amountIn":"1000"}'
   if (text.trim() === '')
@@ -70,4 +75,17 @@ export async function readJsonBody(incoming: IncomingMessage, maxBodyBytes: numb
       problems: [{ field: 'body', problem: `is not valid JSON: ${reason}` }],
     })
   }
+}
+
+/** The error of a body that never came whole: the client closed the connection first. */
+function cutShort(cause: unknown): ControlApiError {
+  return new ControlApiError({
+    status: 400,
+    code: 'BAD_REQUEST',
+    message:
+      'The body ended before its Content-Length: the connection closed while it was sent; send the whole body.',
+    problems: [{ field: 'body', problem: 'ended before its Content-Length' }],
+    clientError: 'aborted',
+    cause,
+  })
 }

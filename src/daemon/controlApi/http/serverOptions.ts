@@ -5,6 +5,17 @@ import type { ExtraRoute, SwapApiEngine } from '../types.js'
 import { isLoopbackHost } from './isLoopbackHost.js'
 import { zodProblems } from './zodProblems.js'
 
+/**
+ * The control API's limits when none is given (the config's `api` section has the same defaults):
+ * event streams open at once (overall, and per token or dashboard session), and heavy reads
+ * waiting their turn. Each one beyond gets 429 `TOO_MANY_REQUESTS` with `Retry-After`.
+ */
+export const controlApiLimitDefaults = {
+  maxEventStreams: 64,
+  maxEventStreamsPerToken: 16,
+  maxQueuedReads: 1000,
+} as const
+
 /** The options of `startControlServer` that are data (the engine, logger and handlers are not checked here). */
 export const controlServerOptionsSchema = z.object({
   host: z.string().min(1, 'must not be empty'),
@@ -25,6 +36,21 @@ export const controlServerOptionsSchema = z.object({
     .int('must be a whole number')
     .min(1, 'must be at least 1')
     .max(16 * 1024 * 1024, 'must be at most 16 MiB'),
+  maxEventStreams: z
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(100_000, 'must be at most 100000'),
+  maxEventStreamsPerToken: z
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(100_000, 'must be at most 100000'),
+  maxQueuedReads: z
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(1_000_000, 'must be at most 1000000'),
   extraRoutes: z.array(
     z.object({
       method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
@@ -52,6 +78,9 @@ export type ServerOptionsInput = {
   allowRemote?: boolean | undefined
   bearerToken?: string | undefined
   maxBodyBytes?: number | undefined
+  maxEventStreams?: number | undefined
+  maxEventStreamsPerToken?: number | undefined
+  maxQueuedReads?: number | undefined
   extraRoutes?: readonly ExtraRoute[] | undefined
 }
 
@@ -111,6 +140,10 @@ function parseOptions(parameters: ServerOptionsInput) {
     allowRemote: parameters.allowRemote ?? false,
     bearerToken: parameters.bearerToken,
     maxBodyBytes: parameters.maxBodyBytes ?? 64 * 1024,
+    maxEventStreams: parameters.maxEventStreams ?? controlApiLimitDefaults.maxEventStreams,
+    maxEventStreamsPerToken:
+      parameters.maxEventStreamsPerToken ?? controlApiLimitDefaults.maxEventStreamsPerToken,
+    maxQueuedReads: parameters.maxQueuedReads ?? controlApiLimitDefaults.maxQueuedReads,
     extraRoutes: parameters.extraRoutes ?? [],
   })
   if (!parsed.success) {

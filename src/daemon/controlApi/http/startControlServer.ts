@@ -3,9 +3,11 @@ import type { ControlPlane } from '../controlPlane.js'
 import { createEventFeed } from '../routes/createEventFeed.js'
 import type { DashboardData } from '../routes/dashboardData.js'
 import { buildRouteTable } from '../routes/routeTable.js'
-import type { ControlServerLogger, ExtraRoute, SwapApiEngine } from '../types.js'
+import type { ControlClientErrorReason, ControlServerLogger, ExtraRoute, SwapApiEngine } from '../types.js'
+import { createClientErrors } from './clientErrors.js'
 import { createRequestHandler } from './handleRequest.js'
 import { listen } from './listen.js'
+import { createReadGate } from './readGate.js'
 import { checkServerOptions } from './serverOptions.js'
 
 export type StartControlServerParameters = {
@@ -22,8 +24,24 @@ export type StartControlServerParameters = {
   /** Routes of the caller's own outside `/v1` (`GET /health`, `GET /metrics`), served without the token. */
   extraRoutes?: readonly ExtraRoute[] | undefined
   logger?: ControlServerLogger | undefined
+  /**
+   * Called once for each request the client broke: aborted halfway (`aborted`), refused by the HTTP
+   * parser (`malformed`), or not whole within the request timeout (`timeout`). Such requests are
+   * logged at debug only (the daemon counts them in `stockroute_control_client_errors_total`).
+   */
+  onClientError?: ((reason: ControlClientErrorReason) => void) | undefined
   /** Request bodies above this are refused with 413. Default 64 KiB. */
   maxBodyBytes?: number | undefined
+  /** `GET /v1/events` streams open at once at most; the next gets 429. Default 64. */
+  maxEventStreams?: number | undefined
+  /** `GET /v1/events` streams open at once per token or dashboard session; the next gets 429. Default 16. */
+  maxEventStreamsPerToken?: number | undefined
+  /**
+   * Heavy reads (executions, reports, series, discrepancies, positions, strategies) waiting or
+   * running at once: they run one per turn of the event loop, and the next beyond this gets 429.
+   * Default 1000.
+   */
+  maxQueuedReads?: number | undefined
   /**
    * The daemon as the API steers it: with it, the server also serves executions, kill switch,
    * strategies, positions, balances and the event stream (see docs/control-api.md).
@@ -59,8 +77,12 @@ const eventPollMs = 150
  * `GET /v1/openapi.json`, and the caller's extra routes, on loopback by default.
  * Every input is validated; every error is JSON `{code, message, details?}` with a stable code and
  * a message saying how to fix it; an unexpected failure is a 500 that leaks nothing and is logged.
- * Throws {@link ControlServerError} when it cannot start: a non-loopback host without `allowRemote`
- * (`NON_LOOPBACK_HOST`), a bad option (`INVALID_OPTIONS`), a port in use (`LISTEN_FAILED`).
+ * A request the client broke (aborted halfway, refused by the HTTP parser, too slow) is the
+ * client's error: answered 4xx when it can be, counted (`onClientError`), logged at debug only.
+ * Without the token a request learns nothing it does not need: an unknown path gets a short 404
+ * (with the token, the list of routes). Throws {@link ControlServerError} when it cannot start: a
+ * non-loopback host without `allowRemote` (`NON_LOOPBACK_HOST`), a bad option (`INVALID_OPTIONS`),
+ * a port in use (`LISTEN_FAILED`).
  *
  * @example
  * const server = await startControlServer({
@@ -76,15 +98,24 @@ const eventPollMs = 150
  */
 export async function startControlServer(parameters: StartControlServerParameters): Promise<ControlServer> {
   const { engine, logger } = parameters
-  const { host, port, bearerToken, maxBodyBytes } = checkServerOptions(parameters)
+  const { host, port, bearerToken, maxBodyBytes, maxEventStreams, maxEventStreamsPerToken, maxQueuedReads } =
+    checkServerOptions(parameters)
   const plane = parameters.controlPlane
-  const feed = plane ? createEventFeed(plane.ledger.events, { pollMs: eventPollMs, logger }) : undefined
+  const feed = plane
+    ? createEventFeed(plane.ledger.events, {
+        pollMs: eventPollMs,
+        logger,
+        limits: { maxStreams: maxEventStreams, maxStreamsPerCredential: maxEventStreamsPerToken },
+      })
+    : undefined
+  const readGate = createReadGate({ maxQueued: maxQueuedReads })
   const { dashboard } = parameters
   const { match, routeList, sessions } = buildRouteTable({
     engine,
     logger,
     plane,
     feed,
+    readGate,
     dashboard,
     bearerToken,
     extraRoutes: parameters.extraRoutes ?? [],
@@ -93,6 +124,7 @@ export async function startControlServer(parameters: StartControlServerParameter
   let closed: Promise<void> | undefined
   /** Ends every open stream when the server closes: close() would otherwise wait for them forever. */
   const streamsEnd = new AbortController()
+  const clientErrors = createClientErrors({ logger, onClientError: parameters.onClientError })
   const server = createServer(
     { requestTimeout: requestTimeoutMs },
     createRequestHandler({
@@ -102,11 +134,13 @@ export async function startControlServer(parameters: StartControlServerParameter
       sessions,
       maxBodyBytes,
       logger,
+      clientErrors,
       streamsEnd: streamsEnd.signal,
       closing: () => closing,
       closeIdleConnections: () => server.closeIdleConnections(),
     }),
   )
+  server.on('clientError', clientErrors.onSocketError)
   const url = await listen(server, { host, port })
   server.on('error', (error) => logger?.error({ err: error }, 'control API: server error'))
   logger?.info({ url, auth: bearerToken !== undefined ? 'bearer' : 'none' }, 'control API listening')

@@ -107,9 +107,10 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
     tag: 'executions',
     summary: 'Executions, newest first, a page at a time',
     description:
-      'Every filter narrows. Pass `nextCursor` as `cursor` for the next page, with the same filters. `intentId` finds the execution of one intent (at most one).',
+      'Every filter narrows. Pass `nextCursor` as `cursor` for the next page, with the same filters. `intentId` finds the execution of one intent (at most one). Heavy reads take turns: beyond `api.maxQueuedReads` waiting, 429 `TOO_MANY_REQUESTS`.',
     query: executionsQuerySchema,
     replies: { 200: { description: 'one page', schema: executionPageSchema } },
+    errors: [429],
   },
   'GET /v1/executions/:id': {
     operationId: 'getExecution',
@@ -160,6 +161,7 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
     summary: 'The configured strategies, whether they run, and their last evaluation',
     query: noQuerySchema,
     replies: { 200: { description: 'every strategy', schema: strategyListSchema } },
+    errors: [429],
   },
   'POST /v1/strategies/:id/enable': {
     operationId: 'enableStrategy',
@@ -185,6 +187,7 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
     summary: "The ledger's positions, amounts in base units",
     query: positionsQuerySchema,
     replies: { 200: { description: 'every position (flat ones too)', schema: positionListSchema } },
+    errors: [429],
   },
   'GET /v1/balances': {
     operationId: 'getBalances',
@@ -199,7 +202,7 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
     tag: 'events',
     summary: "The ledger's event stream, as Server-Sent Events",
     description:
-      'Each message: `id:` the event id, `event:` its kind, `data:` the JSON below. Starts after `Last-Event-ID`, else after `after`, else at the newest event. Every later event comes exactly once, in id order, also across reconnects and daemon restarts. A `: heartbeat` comment every 15 s.',
+      'Each message: `id:` the event id, `event:` its kind, `data:` the JSON below. Starts after `Last-Event-ID`, else after `after`, else at the newest event. Every later event comes exactly once, in id order, also across reconnects and daemon restarts. A `: heartbeat` comment every 15 s. At most `api.maxEventStreams` streams are open at once, `api.maxEventStreamsPerToken` per token or session: one more gets 429 `TOO_MANY_REQUESTS`.',
     query: eventsQuerySchema,
     headers: [
       {
@@ -216,6 +219,7 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
         contentType: 'text/event-stream',
       },
     },
+    errors: [429],
   },
   'GET /v1/reports/:name': {
     operationId: 'getReport',
@@ -225,6 +229,7 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
     params: { name: reportNameSchema },
     query: reportQuerySchema,
     replies: { 200: { description: 'the report', schema: reportReplySchema } },
+    errors: [429],
   },
   'GET /v1/series/pnl': {
     operationId: 'getPnlSeries',
@@ -232,6 +237,7 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
     summary: 'Cumulative PnL, fees and cost of open positions per chain and asset, day by day',
     query: pnlSeriesQuerySchema,
     replies: { 200: { description: 'one series per chain and asset', schema: pnlSeriesReplySchema } },
+    errors: [429],
   },
   'GET /v1/series/latency': {
     operationId: 'getLatencySeries',
@@ -239,6 +245,7 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
     summary: 'Quote → broadcast and broadcast → inclusion of the newest executions, per chain',
     query: seriesQuerySchema('/v1/series/latency'),
     replies: { 200: { description: 'points, oldest first', schema: latencySeriesReplySchema } },
+    errors: [429],
   },
   'GET /v1/discrepancies': {
     operationId: 'listDiscrepancies',
@@ -246,6 +253,7 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
     summary: 'What reconciliation found (ledger, chain and service disagree) and what became of it',
     query: seriesQuerySchema('/v1/discrepancies'),
     replies: { 200: { description: 'newest first', schema: discrepancyListSchema } },
+    errors: [429],
   },
   'GET /v1/openapi.json': {
     operationId: 'getOpenApi',

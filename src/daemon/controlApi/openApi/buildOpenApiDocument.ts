@@ -13,6 +13,7 @@ const errorDescriptions: Readonly<Record<number, string>> = {
   413: 'body too large',
   415: 'not a JSON body',
   422: 'the service refused the request',
+  429: 'a limit of the daemon (event streams open, reads waiting): retry after Retry-After',
   500: 'unexpected failure: the daemon log has the cause (by X-Request-Id)',
   503: 'unavailable now: retry after Retry-After',
 }

@@ -1,11 +1,31 @@
 import type { EventsRepository } from '../../../store/events.js'
+import { ControlApiError } from '../errors.js'
 import type { ControlServerLogger } from '../types.js'
 
 /** Why {@link EventFeed.waitForEventsAfter} returned. */
 export type EventWait = 'events' | 'timeout' | 'aborted'
 
+/** How many event streams a server keeps open at once (`api.maxEventStreams*` of the config). */
+export type EventStreamLimits = {
+  /** Open streams at most, whoever opened them. */
+  maxStreams: number
+  /** Open streams at most per credential: the bearer token, or one dashboard session. */
+  maxStreamsPerCredential: number
+}
+
+/** What a client refused a stream is told to wait before it retries, s. */
+const streamRetryAfterSeconds = 5
+
 /** The one poller of a server's event streams. */
 export type EventFeed = {
+  /**
+   * Admits one more stream for `credential` (the token or session it came with, see
+   * `credentialOf`), or throws 429 `TOO_MANY_REQUESTS` naming the limit it would pass. Call it
+   * before answering 200; returns the release, to call once the stream ended (idempotent).
+   */
+  admit(credential: string): () => void
+  /** Streams admitted and not released, in all and per credential. */
+  readonly admitted: { total: number; byCredential: ReadonlyMap<string, number> }
   /** Counts an open stream: the poller runs while at least one is open. Returns its release. */
   open(): () => void
   /**
@@ -23,19 +43,28 @@ export type EventFeed = {
  * each stream then reads the events from the ledger by its own cursor, at its client's pace, so a
  * slow client holds one page in memory, never the backlog, and a fast one is not held back. The
  * ledger is the only source, so events written by another process (a CLI halt) or before a
- * restart are seen the same way.
+ * restart are seen the same way. It also counts the streams it admits against `limits`: each is a
+ * connection and a waiter held for as long as the client likes.
  *
  * @example
- * const feed = createEventFeed(ledger.events, { pollMs: 150 })
+ * const feed = createEventFeed(ledger.events, { pollMs: 150, limits: { maxStreams: 64, maxStreamsPerCredential: 16 } })
+ * const admitted = feed.admit(credentialOf(request.headers)) // or 429
  * const release = feed.open()
  * if ((await feed.waitForEventsAfter(cursor, { signal, timeoutMs: 15_000 })) === 'events') readMore()
  * release()
  */
 export function createEventFeed(
   events: Pick<EventsRepository, 'latestId'>,
-  options: { pollMs: number; logger?: ControlServerLogger | undefined },
+  options: {
+    pollMs: number
+    logger?: ControlServerLogger | undefined
+    /** Default: no limit. */
+    limits?: EventStreamLimits | undefined
+  },
 ): EventFeed {
   const waiters = new Set<{ afterId: number; wake: (why: EventWait) => void }>()
+  const admitted = new Map<string, number>()
+  let admittedTotal = 0
   let seen = 0
   let openStreams = 0
   let timer: NodeJS.Timeout | undefined
@@ -63,6 +92,32 @@ export function createEventFeed(
   }
 
   return {
+    admit(credential) {
+      const limits = options.limits
+      const mine = admitted.get(credential) ?? 0
+      if (limits && mine >= limits.maxStreamsPerCredential)
+        throw tooManyStreams(
+          `${mine} event streams are already open with this token or session, the most one may hold (api.maxEventStreamsPerToken): close one (a stream ends when its connection closes), or raise the limit in the config`,
+        )
+      if (limits && admittedTotal >= limits.maxStreams)
+        throw tooManyStreams(
+          `${admittedTotal} event streams are already open on this daemon, the most it serves at once (api.maxEventStreams): close one, or raise the limit in the config`,
+        )
+      admitted.set(credential, mine + 1)
+      admittedTotal += 1
+      let released = false
+      return () => {
+        if (released) return
+        released = true
+        admittedTotal -= 1
+        const left = (admitted.get(credential) ?? 1) - 1
+        if (left > 0) admitted.set(credential, left)
+        else admitted.delete(credential)
+      }
+    },
+    get admitted() {
+      return { total: admittedTotal, byCredential: new Map(admitted) }
+    },
     open() {
       if (closed) return () => {}
       openStreams += 1
@@ -108,4 +163,13 @@ export function createEventFeed(
       for (const waiter of [...waiters]) waiter.wake('aborted')
     },
   }
+}
+
+function tooManyStreams(why: string): ControlApiError {
+  return new ControlApiError({
+    status: 429,
+    code: 'TOO_MANY_REQUESTS',
+    message: `No event stream opened: ${why}. Retry after ${streamRetryAfterSeconds} s.`,
+    headers: { 'retry-after': String(streamRetryAfterSeconds) },
+  })
 }

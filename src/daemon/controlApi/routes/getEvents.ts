@@ -1,6 +1,7 @@
 import type { EventsRepository, LedgerEvent } from '../../../store/events.js'
 import type { LedgerEventView } from '../contract.js'
 import { eventsQuerySchema, lastEventIdSchema } from '../contract.js'
+import { credentialOf } from '../http/credentialOf.js'
 import { invalidInput } from '../http/invalidInput.js'
 import { readQuery } from '../http/readQuery.js'
 import { zodProblems } from '../http/zodProblems.js'
@@ -24,7 +25,9 @@ export type EventStreamSettings = {
  * optionally of `?kinds=` only. Every event after that point comes exactly once and in id order:
  * the stream reads the ledger by its own cursor (the ids are SQLite's, never reused), so a client
  * that reconnects with the last id it got misses nothing written while it was away, also across a
- * daemon restart. A slow client is read for at its pace (one page in memory at a time).
+ * daemon restart. A slow client is read for at its pace (one page in memory at a time). The
+ * feed's limits cap the streams open at once, overall and per token or session: one more is
+ * refused with 429 `TOO_MANY_REQUESTS` before anything is streamed.
  *
  * @example
  * const route = { method: 'GET', path: '/v1/events', handle: getEvents(ledger.events, feed, settings) } as const
@@ -57,6 +60,8 @@ export function getEvents(
     // Read now, not when the stream starts: "from now" means from this request.
     const start = lastEventId ?? query.after ?? events.latestId()
     const kinds = query.kinds
+    // Counted from now (a 429 otherwise), released when the stream ends, whatever ends it.
+    const admitted = feed.admit(credentialOf(request.headers))
     return {
       status: 200,
       headers: {
@@ -64,7 +69,7 @@ export function getEvents(
         // A reverse proxy (nginx) would otherwise buffer the stream.
         'x-accel-buffering': 'no',
       },
-      stream: (sink) => streamEvents({ events, feed, settings, sink, start, kinds }),
+      stream: (sink) => streamEvents({ events, feed, settings, sink, start, kinds }).finally(admitted),
     }
   }
 }

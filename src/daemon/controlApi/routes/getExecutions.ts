@@ -47,12 +47,16 @@ export function getExecutions(plane: Pick<ControlPlane, 'ledger'>) {
     }
     const page = rows.slice(0, limit)
     const last = page.at(-1)
+    // Two indexed queries for the whole page, not two per execution.
+    const ids = page.map((execution) => execution.id)
+    const transactionsOf = groupBy(transactions.listTransactionsOfExecutions(ids), (tx) => tx.executionId)
+    const fillsOf = groupBy(fills.listFillsOfExecutions(ids), (fill) => fill.executionId)
     const body: z.output<typeof executionPageSchema> = {
       executions: page.map((execution) =>
         toExecutionView({
           execution,
-          transactions: transactions.listTransactionsForExecution(execution.id),
-          fills: fills.listFills({ executionId: execution.id }),
+          transactions: transactionsOf.get(execution.id) ?? [],
+          fills: fillsOf.get(execution.id) ?? [],
         }),
       ),
       nextCursor: rows.length > limit && last ? encodeExecutionCursor(last.id) : null,
@@ -72,4 +76,16 @@ function matchesFilter(execution: ExecutionRecord, filter: ExecutionFilter): boo
     (filter.untilMs === undefined || execution.createdAtMs < filter.untilMs) &&
     (filter.beforeId === undefined || execution.id < filter.beforeId)
   )
+}
+
+/** `items` by `keyOf`, each group in the order of `items`. */
+function groupBy<T>(items: readonly T[], keyOf: (item: T) => number | null): Map<number | null, T[]> {
+  const groups = new Map<number | null, T[]>()
+  for (const item of items) {
+    const key = keyOf(item)
+    const group = groups.get(key)
+    if (group) group.push(item)
+    else groups.set(key, [item])
+  }
+  return groups
 }

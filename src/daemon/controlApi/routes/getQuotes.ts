@@ -1,6 +1,5 @@
-import { type FieldProblem, quoteQuerySchema } from '../contract.js'
-import { ControlApiError } from '../errors.js'
-import { zodProblems } from '../http/zodProblems.js'
+import { quoteQuerySchema } from '../contract.js'
+import { readQuery } from '../http/readQuery.js'
 import type { ControlReply, ControlRequest, SwapApiEngine } from '../types.js'
 import { toPreviewView } from '../views/previewView.js'
 import { translateEngineError } from './translateEngineError.js'
@@ -21,22 +20,7 @@ const previewIntentId = 'api:preview'
  */
 export function getQuotes(engine: SwapApiEngine) {
   return async (request: ControlRequest): Promise<ControlReply> => {
-    const problems: FieldProblem[] = []
-    const query: Record<string, string> = {}
-    for (const [name, value] of request.query) {
-      if (name in query) problems.push({ field: name, problem: 'is given more than once: give it once' })
-      query[name] = value
-    }
-    const parsed = quoteQuerySchema.safeParse(query)
-    if (!parsed.success) problems.push(...zodProblems(parsed.error, 'query'))
-    if (!parsed.success || problems.length > 0)
-      throw new ControlApiError({
-        status: 400,
-        code: 'BAD_REQUEST',
-        message: `Invalid quote request: ${problems.map(({ field, problem }) => `${field} ${problem}`).join('; ')}.`,
-        problems,
-      })
-    const swap = parsed.data
+    const swap = readQuery(request, quoteQuerySchema, 'Invalid quote request')
     try {
       const preview = await engine.preview(
         {

@@ -7,8 +7,9 @@ import type { ControlReply, ControlRequest } from '../types.js'
 import type { DashboardData } from './dashboardData.js'
 
 /**
- * `GET /v1/reports/:name?chainId&ticker&strategy&since&until&limit|all`: the report `stockroute
- * report <name> --json` prints, with the same filters, read from the daemon's own ledger.
+ * `GET /v1/reports/:name?chainId&ticker&strategy&since&until&limit`: the report `stockroute report
+ * <name> --json` prints, with the same filters, read from the daemon's own ledger; its list tables
+ * hold at most `maxReportRows` rows (contract.ts).
  *
  * @example
  * const route = { method: 'GET', path: '/v1/reports/:name', handle: getReport(data) } as const
@@ -27,7 +28,8 @@ export function getReport(data: DashboardData) {
         strategy: query.strategy,
         sinceMs: query.since,
         untilMs: query.until,
-        limit: query.all ? undefined : (query.limit ?? defaultListLimit),
+        // Bounded: `all` is refused by the query's schema (contract.ts, maxReportRows).
+        limit: query.limit ?? defaultListLimit,
       },
     )
     return { status: 200, body: report }

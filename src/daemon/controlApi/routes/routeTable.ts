@@ -1,6 +1,7 @@
 import type { ControlPlane } from '../controlPlane.js'
 import { createDashboardSessions, type DashboardSessions } from '../http/dashboardSessions.js'
 import { createRouteMatcher, type RouteMatch } from '../http/matchRoute.js'
+import type { ReadGate } from '../http/readGate.js'
 import { buildOpenApiDocument } from '../openApi/buildOpenApiDocument.js'
 import type { ControlRoute, ControlServerLogger, ExtraRoute, SwapApiEngine } from '../types.js'
 import { controlPlaneRoutes } from './controlPlaneRoutes.js'
@@ -13,6 +14,21 @@ import { getOpenApi } from './getOpenApi.js'
 import { swapApiRoutes } from './swapApiRoutes.js'
 
 const eventStreamSettings: EventStreamSettings = { heartbeatMs: 15_000, retryMs: 2_000, pageSize: 100 }
+
+/**
+ * The routes that read many ledger rows and serialize them in one go: they take turns through the
+ * server's read gate (one per turn of the event loop, 429 beyond its queue), so that a burst of
+ * them cannot hold the daemon's thread (../http/readGate.ts).
+ */
+const heavyReads: ReadonlySet<string> = new Set([
+  'GET /v1/executions',
+  'GET /v1/positions',
+  'GET /v1/strategies',
+  'GET /v1/reports/:name',
+  'GET /v1/series/pnl',
+  'GET /v1/series/latency',
+  'GET /v1/discrepancies',
+])
 
 /** The routes a server serves, and how a request finds its own. */
 export type RouteTable = {
@@ -37,17 +53,24 @@ export function buildRouteTable(parameters: {
   logger: ControlServerLogger | undefined
   plane: ControlPlane | undefined
   feed: EventFeed | undefined
+  /** Where the heavy reads take turns; none: they run as they come. */
+  readGate?: ReadGate | undefined
   dashboard: DashboardData | undefined
   bearerToken: string | undefined
   extraRoutes: readonly ExtraRoute[]
 }): RouteTable {
-  const { engine, logger, plane, feed, dashboard, bearerToken } = parameters
-  const apiRoutes: ControlRoute[] = [
+  const { engine, logger, plane, feed, readGate, dashboard, bearerToken } = parameters
+  const routes: ControlRoute[] = [
     ...swapApiRoutes(engine, logger),
     ...(plane && feed ? controlPlaneRoutes({ plane, feed, events: eventStreamSettings, logger }) : []),
     ...(dashboard ? dashboardDataRoutes(dashboard) : []),
     { method: 'GET', path: '/v1/openapi.json', handle: getOpenApi(() => openApiDocument) },
   ]
+  const apiRoutes = routes.map((route): ControlRoute => {
+    if (!readGate || !heavyReads.has(`${route.method} ${route.path}`)) return route
+    const { handle } = route
+    return { ...route, handle: (request) => readGate.run(() => handle(request), request.signal) }
+  })
   const sessions = dashboard ? createDashboardSessions() : undefined
   const pageRoutes = sessions ? dashboardPageRoutes({ sessions, bearerToken }) : []
   const openApiDocument = buildOpenApiDocument(apiRoutes, { bearer: bearerToken !== undefined })
