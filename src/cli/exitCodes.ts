@@ -40,8 +40,11 @@ export const exitCodeMeanings: Readonly<Record<keyof typeof exitCodes, string>> 
  * exitCodesHelp()[0] // '  0    done: the command did what it was asked'
  */
 export function exitCodesHelp(): string[] {
+  const indent = ' '.repeat(7)
   return Object.entries(exitCodes).flatMap(([name, code]) =>
-    wrapText(`  ${String(code).padEnd(4)} ${exitCodeMeanings[name as ExitCategory]}`, 80, ' '.repeat(7)),
+    wrapText(exitCodeMeanings[name as ExitCategory], 80 - indent.length).map((line, index) =>
+      index === 0 ? `  ${String(code).padEnd(4)} ${line}` : `${indent}${line}`,
+    ),
   )
 }
 

@@ -15,6 +15,7 @@ import {
   exitCodeMeanings,
   exitCodeOf,
   exitCodes,
+  exitCodesHelp,
 } from '../../src/cli/exitCodes.js'
 import { buildProgram } from '../../src/cli/main.js'
 import { loadDaemonConfig } from '../../src/config/config.js'
@@ -113,6 +114,18 @@ describe('exitCategoryOf', () => {
       expect(sources, name).toContain(`name = '${name}'`)
     }
     for (const code of Object.keys(exitCategoryOfCode)) expect(sources, code).toContain(`'${code}'`)
+  })
+})
+
+describe('exitCodesHelp', () => {
+  it('lists every code under stockroute --help, each meaning wrapped at 80 columns under its code', () => {
+    const lines = exitCodesHelp()
+    expect(lines[0]).toBe('  0    done: the command did what it was asked')
+    expect(lines.at(-1)).toBe('  130  stopped by Ctrl-C (128 + SIGINT)')
+    expect(lines.every((line) => line.length <= 80)).toBe(true)
+    // A continuation line sits under the meaning, not under the code.
+    expect(lines.filter((line) => !/^ {2}\d/.test(line)).every((line) => /^ {7}\S/.test(line))).toBe(true)
+    expect(lines.filter((line) => /^ {2}\d/.test(line))).toHaveLength(Object.keys(exitCodes).length)
   })
 })
 
