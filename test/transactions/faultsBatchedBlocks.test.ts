@@ -6,10 +6,13 @@ import { terminalExecutionStates } from '../../src/store/executionStates.js'
 import type { Ledger, TransactionRecord } from '../../src/store/index.js'
 import { readStoredQuoteForTest, settlementsOf } from '../helpers/engine.js'
 import {
+  advanceClocks,
+  alignChainClock,
   buy,
   chain,
   chainClients,
   expectPositionsEqualBalances,
+  fileNow,
   startEngine,
   until,
   useFaultsChain,
@@ -140,21 +143,21 @@ describe('batched blocks on a reset-first asset', () => {
     const execute = first.transactions.find((tx) => tx.kind === 'execute' && tx.status === 'mined')
     const executeBlock = execute?.blockNumber
     if (!execute || !executeBlock) throw new Error('no mined execute')
-    // Mining stops; the quote's deadline passes; the blocks from the execute's up are replaced
-    // with empty ones and our transactions go back to the pool, as a node's reorg puts them back.
+    // Mining stops; the quote's deadline passes (the file's clocks skip a second past its expiry,
+    // its deadline's grace included, instead of waiting); the blocks from the execute's up are
+    // replaced with empty ones and our transactions go back to the pool, as a node's reorg puts them
+    // back. anvil_reorg sets the chain's clock back to the fork's block: it is moved on again, so
+    // that the quote expired on the chain clock too and a block that mined the execute would revert.
     await testClient.setIntervalMining({ interval: 0 })
-    const expiresAtMs = readStoredQuoteForTest(first.execution).expiresAt * 1000
-    await until(
-      'the quote expired on the chain clock',
-      () => (Date.now() > expiresAtMs + 1_000 ? true : undefined),
-      15_000,
-    )
+    const { expiresAt } = readStoredQuoteForTest(first.execution)
+    await advanceClocks(Math.max(0, Math.floor((expiresAt * 1000 + 1_000 - fileNow()) / 1000) + 1))
     const head = await publicClient.getBlockNumber({ cacheTime: 0 })
     const depth = Number(head - executeBlock) + 1
     const removed = first.transactions.filter(
       (tx) => tx.status === 'mined' && (tx.blockNumber ?? 0n) >= executeBlock,
     )
     await testClient.request({ method: 'anvil_reorg', params: [depth, []] } as never)
+    await alignChainClock()
     for (const tx of removed)
       await publicClient
         .request({ method: 'eth_sendRawTransaction', params: [tx.raw] })
@@ -181,6 +184,13 @@ describe('batched blocks on a reset-first asset', () => {
         : undefined
     })
     expect(ended.state).toBe('expired')
+    // The cancel took the nonce in a block past the quote's expiry: one the execute would have reverted in.
+    const minedAtNonce = ledger.transactions
+      .listTransactionsAtNonce(chain.chainId, account.address, execute.nonce)
+      .filter((tx) => tx.status === 'mined')
+    expect(minedAtNonce.map((tx) => tx.hash)).toEqual([cancel.hash])
+    const cancelBlock = await publicClient.getBlock({ blockNumber: minedAtNonce[0]?.blockNumber ?? 0n })
+    expect(cancelBlock.timestamp).toBeGreaterThan(BigInt(expiresAt))
     // Its approval landed again and stays open: a larger buy resets it to zero first, and lands.
     const next = await engine.execute(buy('after-reorg', '700'))
     expect(next.execution.state, next.execution.reason).toBe('confirmed')

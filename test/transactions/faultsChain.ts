@@ -15,7 +15,9 @@ import { clientsFor, fundAddress } from '../helpers/localChains.js'
 // off (a transaction waits in the pool), anvil_dropTransaction (the node forgets it), anvil_reorg and
 // anvil_rollback (its block is replaced or removed), a transaction of another program at our nonce.
 // Each fault test file runs a chain of its own, since it stops mining and rewrites blocks: this
-// module starts it and the engines that trade on it.
+// module starts it and the engines that trade on it. Its clocks (the chain's blocks, the sandbox
+// service's quotes, the engines' and ledgers') move together: `advanceClocks` skips a wait for a
+// quote to expire, which only this file's chain sees.
 
 const usdc = { symbol: 'USDC', name: 'USD Coin (sandbox)', decimals: 6, zeroAllowanceFirst: false }
 
@@ -24,6 +26,10 @@ let service: SandboxService
 /** The test file's own chain (set before its tests; a live binding). */
 export let chain: LocalChain
 let ledgers: { path(name?: string): string }
+/** How far the file's clocks run ahead of the real time, ms (whole seconds, like the chain's). */
+let clockAheadMs = 0
+/** The file's clock (Unix ms): the service's, every engine's and ledger's; its chain's blocks follow it. */
+export const fileNow = () => Date.now() + clockAheadMs
 /** The engines of the running test, closed after it. */
 export const running: { engine: Engine; ledger: Ledger }[] = []
 
@@ -35,6 +41,7 @@ export const running: { engine: Engine; ledger: Ledger }[] = []
 export function useFaultsChain(chainId: number, asset: SandboxAssetSpec = usdc) {
   ledgers = engineLedgers()
   beforeAll(async () => {
+    clockAheadMs = 0
     local = await startLocalChains({
       specs: [
         {
@@ -45,7 +52,7 @@ export function useFaultsChain(chainId: number, asset: SandboxAssetSpec = usdc) 
         },
       ],
     })
-    service = await startSandboxService({ local })
+    service = await startSandboxService({ local, clock: { now: fileNow } })
     const [only] = local.chains
     if (!only) throw new Error('no chain')
     chain = only
@@ -80,7 +87,7 @@ export async function startEngine(
   const privateKey = parameters.privateKey ?? generatePrivateKey()
   const account = privateKeyToAccount(privateKey)
   if (!parameters.privateKey) await fundAddress(chain, account.address, { asset: '100000' })
-  const ledger = openLedger({ path: parameters.ledgerPath ?? ledgers.path() })
+  const ledger = openLedger({ path: parameters.ledgerPath ?? ledgers.path(), now: fileNow })
   const engine = await createEngine({
     ledger,
     service: createServiceClient({
@@ -95,10 +102,34 @@ export async function startEngine(
       transactions: { ...config.transactions, ...parameters.transactions },
     })),
     settings: { ...testEngineSettings, cancelGraceMs: 500, ...parameters.settings },
+    now: fileNow,
   })
   running.push({ engine, ledger })
   const recovery = engine.recover()
   return { engine, ledger, account, privateKey, recovery }
+}
+
+/**
+ * Moves the file's clocks `seconds` ahead at once, as if that long had passed with no block mined:
+ * the chain's next blocks (anvil's evm_increaseTime, on this file's own chain only), the service's
+ * quotes and every engine's and ledger's clock ({@link fileNow}).
+ */
+export async function advanceClocks(seconds: number) {
+  if (!Number.isInteger(seconds) || seconds < 0) throw new Error(`advanceClocks: ${seconds} s`)
+  if (seconds === 0) return
+  await chainClients().testClient.increaseTime({ seconds })
+  clockAheadMs += seconds * 1000
+}
+
+/**
+ * Moves the chain's clock on to the file's when it runs behind it: anvil_reorg sets it back to the
+ * timestamp of the block it forks from, where a real chain's clock goes on.
+ */
+export async function alignChainClock() {
+  const { publicClient, testClient } = chainClients()
+  const head = await publicClient.getBlock({ blockTag: 'latest' })
+  const behind = Math.ceil(fileNow() / 1000) - Number(head.timestamp)
+  if (behind > 0) await testClient.increaseTime({ seconds: behind })
 }
 
 export const buy = (intentId: string, amountIn = '1000'): SwapIntent => ({

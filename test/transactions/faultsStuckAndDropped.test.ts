@@ -6,10 +6,12 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { readStoredQuoteForTest, settlementsOf } from '../helpers/engine.js'
 import { clientsFor, fundAddress } from '../helpers/localChains.js'
 import {
+  advanceClocks,
   buy,
   chain,
   chainClients,
   expectPositionsEqualBalances,
+  fileNow,
   startEngine,
   until,
   useFaultsChain,
@@ -136,6 +138,18 @@ describe('stuck and dropped transactions (automine off)', () => {
     const { testClient, publicClient } = chainClients()
     await testClient.setAutomine(false)
     const done = engine.execute(buy('expires'))
+    const execute = await until('the execute broadcast', () =>
+      ledger.transactions
+        .listUnresolvedTransactions(chain.chainId, account.address)
+        .find((tx) => tx.kind === 'execute' && tx.status === 'broadcast'),
+    )
+    // Nothing mines while its quote runs out: the clocks skip to 0.7–1.7 s before its deadline, still
+    // ahead of the last check's stretch (300 ms before it), which the checks must then fall in.
+    if (execute.deadlineMs === null) throw new Error('an execute with no deadline')
+    await advanceClocks(Math.max(0, Math.floor((execute.deadlineMs - 700 - fileNow()) / 1000)))
+    expect(
+      ledger.transactions.listTransactionsAtNonce(chain.chainId, account.address, execute.nonce),
+    ).toEqual([execute])
     const cancel = await until('a cancel', () =>
       ledger.transactions
         .listUnresolvedTransactions(chain.chainId, account.address)
