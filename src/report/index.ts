@@ -12,6 +12,7 @@ import { strategiesReport } from './queries/strategies.js'
 import { summaryReport } from './queries/summary.js'
 import { type Report, type ReportContext, type ReportFilter, type ReportName, reportNames } from './types.js'
 
+export { reportKinds, runReportAcrossLedgers } from './acrossLedgers.js'
 export { nameAssets } from './nameAssets.js'
 export { renderReportCsv, renderTableCsv } from './render/csv.js'
 export { csvTargetsOf } from './render/csvTargets.js'

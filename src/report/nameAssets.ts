@@ -4,20 +4,29 @@ import type { Report, ReportColumn } from './types.js'
 /**
  * The report with each asset named: every table that has `chain_id` and `asset_token` columns gets
  * an `asset` column (the asset's symbol, as the engine recorded it in `chain_assets`; null for an
- * asset it never saw) in place of the address, which moves to the end as `Asset token`.
+ * asset it never saw) in place of the address, which moves to the end as `Asset token`. Of a report
+ * over several ledgers, an asset takes the symbol of the first ledger that recorded one.
  *
  * @example
  * nameAssets(pnlReport(context, {}), ledger.database).tables[0].rows[0].asset // 'USDC'
  */
-export function nameAssets(report: Report, database: Database.Database): Report {
-  const symbols = new Map(
-    database
+export function nameAssets(
+  report: Report,
+  databases: Database.Database | readonly Database.Database[],
+): Report {
+  const symbols = new Map<string, string>()
+  const all: readonly Database.Database[] = Array.isArray(databases)
+    ? databases
+    : [databases as Database.Database]
+  for (const database of all)
+    for (const row of database
       .prepare<[], { chain_id: number; address: string; symbol: string }>(
         'SELECT chain_id, address, symbol FROM chain_assets',
       )
-      .all()
-      .map((row) => [`${row.chain_id}:${row.address.toLowerCase()}`, row.symbol]),
-  )
+      .all()) {
+      const key = `${row.chain_id}:${row.address.toLowerCase()}`
+      if (!symbols.has(key)) symbols.set(key, row.symbol)
+    }
   return {
     ...report,
     tables: report.tables.map((table) => {

@@ -1,4 +1,5 @@
 import type { FxRates } from '@stockroute/client/domain/quotePrice.js'
+import type Database from 'better-sqlite3'
 import type { Ledger } from '../store/openLedger.js'
 
 // The shape every report has, so that one set of renderers (terminal table, JSON, CSV, HTML) and
@@ -75,6 +76,11 @@ export type Report = {
   tables: readonly ReportTable[]
   /** Method and caveats a reader must know (average cost, unrealized at the last fill when offline…). */
   notes: readonly string[]
+  /**
+   * The names of the ledgers a report over several merged (`stockroute report --ledger A --ledger B`),
+   * in the order given; absent for a report of one ledger.
+   */
+  ledgers?: readonly string[] | undefined
 }
 
 /** Latest market prices for unrealized PnL, when the caller could fetch them; absent offline. */
@@ -94,3 +100,27 @@ export type ReportContext = {
    */
   fxRates?: FxRates | undefined
 }
+
+/**
+ * One ledger of a report over several: the name its rows carry (column `ledger`), and its file's
+ * path for the report's first note when the name is not the path.
+ */
+export type ReportLedger = { name: string; path?: string | undefined; database: Database.Database }
+
+/**
+ * A report in three steps, so that it can read several ledgers (src/report/acrossLedgers.ts):
+ * `collect` reads one ledger into exact data (amounts as bigints, the rows of its lists tagged with
+ * `ledger` when it is one of several), `merge` folds the data of several ledgers into what one
+ * report shows (counts and amounts added, lists interleaved in the order one ledger lists them),
+ * `render` makes the report. Each report defines its three next to its query
+ * (./queries/<name>.ts), and its query of one ledger is `render(collect(…))` (latency's reads its
+ * percentiles by rank instead: merged, it sorts every ledger's durations together).
+ */
+export type ReportKind<Data> = {
+  collect(context: ReportContext, filter: ReportFilter, ledger?: string): Data
+  merge(parts: readonly Data[], filter: ReportFilter): Data
+  render(data: Data, context: ReportRenderContext, filter: ReportFilter, ledgers?: readonly string[]): Report
+}
+
+/** What rendering a report needs of its context: no ledger (its data was read already). */
+export type ReportRenderContext = Omit<ReportContext, 'ledger'>

@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs'
-import { StockrouteError } from '@stockroute/client/domain/errors.js'
 import type Database from 'better-sqlite3'
 import {
   availableReports,
@@ -12,15 +11,20 @@ import {
   renderReportText,
   renderTableCsv,
   runReport,
+  runReportAcrossLedgers,
 } from '../../report/index.js'
 import { openLedger } from '../../store/index.js'
 import { configFxRates } from '../configFxRates.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { fetchMarketPriceBook, type PriceSource } from '../fetchMarketPriceBook.js'
+import { openReportLedgers, type ReportLedgers } from './reportLedgers.js'
+import { ReportUsageError } from './reportUsageError.js'
 
 /** The options of `stockroute report`, as commander parsed them. */
 export type ReportOptions = {
   config: string
+  /** Ledger files to read instead of the config's ledger (`--ledger`, repeatable), in the order given. */
+  ledger?: string[]
   chain?: number
   ticker?: string
   strategy?: string
@@ -37,22 +41,17 @@ export type ReportOptions = {
   html?: string
 }
 
-/** A report command line that cannot be run as written: exit code 2, usage (../exitCodes.ts). */
-export class ReportUsageError extends StockrouteError {
-  override name = 'ReportUsageError'
-  declare readonly code: 'INVALID_OPTIONS'
-  constructor(shortMessage: string, remedy?: string) {
-    super({ code: 'INVALID_OPTIONS', shortMessage, remedy })
-  }
-}
+export { ReportUsageError } from './reportUsageError.js'
 
 /** The reports that value open positions at a price (unrealized PnL). */
 const pricedReports: ReadonlySet<string> = new Set(['summary', 'positions', 'pnl'])
 
 /**
  * What `stockroute report <name>` runs (its options: ./reportCommand.ts): the report of the
- * config's ledger, opened read-only, in the formats asked. Throws {@link ReportUsageError} for a
- * command line that cannot be run as written.
+ * config's ledger, or of the `--ledger` files (one: that ledger's report; several: one report over
+ * them all, src/report/acrossLedgers.ts), opened read-only, in the formats asked. Throws
+ * {@link ReportUsageError} for a command line that cannot be run as written, `LedgerError` for a
+ * ledger file that is missing or not a ledger (./reportLedgers.ts).
  */
 export async function runReportCommand(name: string, options: ReportOptions): Promise<void> {
   const available: readonly string[] = availableReports()
@@ -78,18 +77,33 @@ export async function runReportCommand(name: string, options: ReportOptions): Pr
   if (!options.all) filter.limit = options.limit ?? defaultListLimit
   const target = readLedgerTarget(options.config)
   const fxRates = configFxRates(target.configPath)
-  const ledger = openLedger({ path: target.ledgerPath, readonly: true })
+  const opened = openLedgers(options.ledger, target.ledgerPath)
   let report: Report
   try {
+    const databases = opened.ledgers.map((entry) => entry.ledger.database)
     let prices: PriceSource | undefined
     if (pricedReports.has(name))
       prices = options.offline
         ? { book: undefined, note: 'prices offline (--offline): open positions at their last fill' }
-        : await fetchMarketPriceBook(target.configPath, openPositionsOf(ledger.database), priceBudgetMs)
-    report = runReport(name, { ledger, now: Date.now, fxRates, marketPrices: prices?.book }, filter)
+        : await fetchMarketPriceBook(target.configPath, openPositionsOf(databases), priceBudgetMs)
+    const context = { now: Date.now, fxRates, marketPrices: prices?.book }
+    const [only, ...more] = opened.ledgers
+    report =
+      only && more.length === 0
+        ? runReport(name, { ...context, ledger: only.ledger }, filter)
+        : runReportAcrossLedgers(
+            name,
+            opened.ledgers.map((entry) => ({
+              name: entry.name,
+              path: entry.path,
+              database: entry.ledger.database,
+            })),
+            context,
+            filter,
+          )
     if (prices) report = { ...report, notes: [...report.notes, prices.note] }
   } finally {
-    ledger.close()
+    opened.close()
   }
   if (options.table !== undefined) report = onlyTable(report, options.table)
   if (options.csv !== undefined) writeCsv(report, options.csv)
@@ -135,11 +149,22 @@ function writeCsv(report: Report, file: string): void {
 /** How long a report waits for the service's market quotes before pricing offline. */
 const priceBudgetMs = 3_000
 
-/** The stocks of the ledger's open positions. */
-function openPositionsOf(database: Database.Database): { exchange: number; ticker: string }[] {
-  return database
-    .prepare<[], { exchange: number; ticker: string }>(
-      "SELECT DISTINCT exchange, ticker FROM positions WHERE balance <> '0'",
-    )
-    .all()
+/** The ledgers a report reads: the `--ledger` files when given, else the config's ledger. */
+function openLedgers(files: readonly string[] | undefined, configLedger: string): ReportLedgers {
+  if (files !== undefined && files.length > 0) return openReportLedgers(files)
+  const ledger = openLedger({ path: configLedger, readonly: true })
+  return { ledgers: [{ name: configLedger, path: ledger.path, ledger }], close: () => ledger.close() }
+}
+
+/** The stocks of the ledgers' open positions (each once). */
+function openPositionsOf(databases: readonly Database.Database[]): { exchange: number; ticker: string }[] {
+  const stocks = new Map<string, { exchange: number; ticker: string }>()
+  for (const database of databases)
+    for (const stock of database
+      .prepare<[], { exchange: number; ticker: string }>(
+        "SELECT DISTINCT exchange, ticker FROM positions WHERE balance <> '0'",
+      )
+      .all())
+      stocks.set(`${stock.exchange}:${stock.ticker}`, stock)
+  return [...stocks.values()]
 }

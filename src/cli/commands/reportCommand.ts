@@ -7,9 +7,11 @@ import { parseStrategyOption } from '../parseStrategyOption.js'
 import { parseTimeOption } from '../parseTimeOption.js'
 
 /**
- * `stockroute report <name> [--chain ID] [--ticker T] [--strategy ID] [--since T] [--until T]
- * [--table KEY] [--wide] [--json | --csv FILE|-] [--html FILE]`: a report of the config's ledger,
- * opened read-only (so it works whether or not the daemon runs, and never writes). Prints the
+ * `stockroute report <name> [--ledger FILE]… [--chain ID] [--ticker T] [--strategy ID] [--since T]
+ * [--until T] [--table KEY] [--wide] [--json | --csv FILE|-] [--html FILE]`: a report of the
+ * config's ledger, or of the `--ledger` files instead (several: one report over them all, each row
+ * of a list naming its ledger), opened read-only (so it works whether or not the daemon runs, and
+ * never writes). Prints the
  * report as a terminal table (fitting 120 columns; `--wide`: every column whole), or as JSON
  * (`--json`) or CSV (`--csv -`, one table: choose it with `--table`) on stdout; `--csv FILE`
  * writes `FILE` for a report of one table and `FILE-<key>.csv` (a `.csv` extension moved to the
@@ -27,6 +29,11 @@ export function registerReportCommand(program: Command) {
     .description(`a report of the ledger (read-only, with or without a daemon): ${reportNames.join(', ')}`)
     .argument('<name>', `the report: ${reportNames.join(', ')}`, parseReportName)
     .option('--config <file>', configHelp('the config whose ledger to read (no secrets needed)'))
+    .option(
+      '--ledger <file>',
+      "read this ledger file instead of the config's (repeat it for one report over several ledgers; the config still gives FX rates and the service for prices)",
+      collectLedger,
+    )
     .option('--chain <id>', 'only this chain', parseChainId)
     .option('--ticker <ticker>', 'only this ticker', parseTicker)
     .option('--strategy <id>', "only this strategy's executions and fills", parseStrategyOption)
@@ -55,6 +62,11 @@ export function registerReportCommand(program: Command) {
     )
     .option('--html <file>', 'write one self-contained HTML page with charts')
     .action(lazyAction(() => import('./reportAction.js'), 'runReportCommand'))
+}
+
+/** Each `--ledger` adds its file, in the order given. */
+function collectLedger(file: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), file]
 }
 
 // The names of src/report/types.ts, each of which has its query in src/report/index.ts (whose

@@ -11,7 +11,16 @@ import { priceDecimals } from '@stockroute/client/domain/units.js'
 import type Database from 'better-sqlite3'
 import { z } from 'zod'
 import { formatAmount } from '../formatAmount.js'
-import type { Report, ReportColumn, ReportContext, ReportFilter, ReportValue } from '../types.js'
+import type {
+  Report,
+  ReportColumn,
+  ReportContext,
+  ReportFilter,
+  ReportKind,
+  ReportRenderContext,
+  ReportValue,
+} from '../types.js'
+import { interleave, withLedgerColumn } from './ledgerLists.js'
 import { selectLedgerDays } from './selectLedgerDays.js'
 import { tokensOfTicker } from './tokenScope.js'
 
@@ -85,6 +94,7 @@ const slippageColumns: readonly ReportColumn[] = [
 /** A chain and token's slippage over the whole selection, summed from the ledger's daily figures. */
 type SlippageGroup = {
   chainId: number
+  tokenAddress: string
   ticker: string
   fills: number
   /** Sum of the fills' slippage (centi-bps) and how many fills have one. */
@@ -95,6 +105,14 @@ type SlippageGroup = {
 
 /** How many fills the selection holds, and how many of them lack each slippage. */
 type SlippageCounts = { total: number; withoutQuote: number; withoutMarketPrice: number }
+
+/** What the fills report shows, as read from one ledger or merged from several. */
+export type FillsData = {
+  /** The newest `filter.limit` fills selected (all without a limit), oldest first. */
+  rows: (FillReportRow & { ledger?: string | undefined })[]
+  /** The whole selection's slippage per chain and token. */
+  groups: SlippageGroup[]
+}
 
 /**
  * The `fills` report: live fills (reversed ones are left out), the newest `filter.limit` of the
@@ -111,26 +129,110 @@ type SlippageCounts = { total: number; withoutQuote: number; withoutMarketPrice:
  * report.tables[0].rows[0].slippage_vs_quote_bps // '0'
  */
 export function fillsReport(context: ReportContext, filter: ReportFilter): Report {
-  const fxRates = context.fxRates ?? defaultFxRates
+  return renderFills(collectFills(context, filter), context, filter)
+}
+
+/**
+ * Reads the fills report's data from the ledger of `context`; with `ledger` (one of several), each
+ * row names it.
+ *
+ * @example
+ * collectFills({ ledger, now: Date.now }, { limit: 1000 }, 'shard-a.sqlite').rows.at(-1)?.ledger
+ */
+export function collectFills(context: ReportContext, filter: ReportFilter, ledger?: string): FillsData {
   const database = context.ledger.database
   const rows = selectFills(database, filter)
-  const fills: Record<string, ReportValue>[] = rows.map((row) => fillCells(row, fxRates))
-  const groups = slippageGroups(database, filter)
+  return {
+    rows: ledger === undefined ? rows : rows.map((row) => ({ ledger, ...row })),
+    groups: slippageGroups(database, filter),
+  }
+}
+
+/**
+ * The fills data of several ledgers as one: the rows interleaved oldest first by block time (each
+ * ledger's own order kept; the ledger given first first on a tie), the newest `filter.limit` kept;
+ * the slippage of each chain and token summed (sums and counts added, the worst the worst).
+ *
+ * @example
+ * mergeFills([a, b], {}).groups
+ */
+export function mergeFills(parts: readonly FillsData[], filter: ReportFilter): FillsData {
+  const rows = interleave(
+    parts.map((part) => part.rows),
+    (a, b) => a.block_time < b.block_time,
+  )
+  const groups = new Map<string, SlippageGroup>()
+  for (const part of parts)
+    for (const group of part.groups) {
+      const key = `${group.chainId}:${group.tokenAddress}`
+      const into = groups.get(key)
+      if (!into) {
+        groups.set(key, { ...group })
+        continue
+      }
+      into.fills += group.fills
+      into.quote = [into.quote[0] + group.quote[0], into.quote[1] + group.quote[1]]
+      into.market = [into.market[0] + group.market[0], into.market[1] + group.market[1]]
+      if (group.worst !== null) into.worst = Math.max(into.worst ?? group.worst, group.worst)
+      // A ledger that knows the token's position names its ticker; another may know only the address.
+      if (into.ticker === into.tokenAddress) into.ticker = group.ticker
+    }
+  return {
+    rows: filter.limit === undefined ? rows : rows.slice(Math.max(0, rows.length - filter.limit)),
+    groups: [...groups.values()],
+  }
+}
+
+/**
+ * The fills report of its data; with `ledgers` (several read), the fills table names each row's
+ * ledger first.
+ *
+ * @example
+ * renderFills(mergeFills(parts, filter), context, filter, ['a.sqlite', 'b.sqlite'])
+ */
+export function renderFills(
+  data: FillsData,
+  context: ReportRenderContext,
+  filter: ReportFilter,
+  ledgers?: readonly string[],
+): Report {
+  const fxRates = context.fxRates ?? defaultFxRates
+  const fills: Record<string, ReportValue>[] = data.rows.map((row) => ({
+    ...(ledgers === undefined ? {} : { ledger: row.ledger ?? null }),
+    ...fillCells(row, fxRates),
+  }))
+  const notes = fillsNotes(filter, data.rows.length, slippageCounts(data.groups))
+  if (ledgers !== undefined)
+    notes.push(
+      "Several ledgers: the fills of every ledger are listed oldest first by block time (each ledger's in its own order), the fill and execution ids being the ledger's own (column Ledger); the slippage table sums every ledger's fills of each chain and token.",
+    )
   return {
     name: 'fills',
     generatedAt: new Date(context.now()).toISOString(),
     filter,
     tables: [
-      { key: 'fills', title: 'Fills, oldest first', columns: fillColumns, rows: fills },
+      {
+        key: 'fills',
+        title: 'Fills, oldest first',
+        columns: withLedgerColumn(fillColumns, ledgers),
+        rows: fills,
+      },
       {
         key: 'slippage',
         title: 'Slippage by chain and ticker',
         columns: slippageColumns,
-        rows: slippageRows(groups),
+        rows: slippageRows(data.groups),
       },
     ],
-    notes: fillsNotes(filter, rows.length, slippageCounts(groups)),
+    notes,
   }
+}
+
+/** The fills report in three steps (src/report/acrossLedgers.ts). */
+export const fillsKind: ReportKind<FillsData> = {
+  collect: collectFills,
+  merge: mergeFills,
+  render: renderFills,
 }
 
 /**
@@ -265,6 +367,7 @@ function slippageGroups(database: Database.Database, filter: ReportFilter): Slip
     const key = `${sums.chainId}:${sums.tokenAddress}`
     const group = groups.get(key) ?? {
       chainId: sums.chainId,
+      tokenAddress: sums.tokenAddress,
       ticker: tickers.get(key) ?? sums.tokenAddress,
       fills: 0,
       quote: [0n, 0],

@@ -1,7 +1,16 @@
 import { tokenKinds } from '@stockroute/client/domain/markets.js'
 import type Database from 'better-sqlite3'
 import { formatAmount } from '../formatAmount.js'
-import type { Report, ReportColumn, ReportContext, ReportFilter, ReportValue } from '../types.js'
+import type {
+  Report,
+  ReportColumn,
+  ReportContext,
+  ReportFilter,
+  ReportKind,
+  ReportRenderContext,
+  ReportValue,
+} from '../types.js'
+import { interleave, withLedgerColumn } from './ledgerLists.js'
 import { type IncomeReportRow, selectIncome } from './selectIncome.js'
 import { tokenScope } from './tokenScope.js'
 
@@ -85,6 +94,14 @@ const incomeNotes: readonly string[] = [
   'Corporate action detail: split ratio numerator/denominator as applied (the balance is multiplied by it), delisting compensation and transfer cost in asset base units.',
 ]
 
+/** What the income report shows, as read from one ledger or merged from several. */
+export type IncomeData = {
+  /** The income selected, oldest first, with the units of its position (and its ledger, of several). */
+  income: { row: IncomeReportRow; position: PositionUnits | undefined; ledger?: string | undefined }[]
+  /** The corporate actions selected, in the order applied, with their position's units. */
+  actions: { row: ActionRow; position: PositionUnits | undefined; ledger?: string | undefined }[]
+}
+
 /**
  * The `income` report: dividends and other income (the `income` table: what the chain paid, in
  * the asset, beside the service's gross, tax, fee and net in the stock's own currency), their
@@ -98,10 +115,71 @@ const incomeNotes: readonly string[] = [
  * report.tables.find((table) => table.key === 'income')?.rows // [{ amount: '22.5', … }]
  */
 export function incomeReport(context: ReportContext, filter: ReportFilter): Report {
+  return renderIncome(collectIncome(context, filter), context, filter)
+}
+
+/**
+ * Reads the income report's data from the ledger of `context`; with `ledger` (one of several),
+ * each row names it.
+ *
+ * @example
+ * collectIncome({ ledger, now: Date.now }, {}, 'shard-a.sqlite').income[0]?.ledger
+ */
+export function collectIncome(context: ReportContext, filter: ReportFilter, ledger?: string): IncomeData {
   const database = context.ledger.database
-  const income = selectIncome(database, filter)
-  const actions = selectCorporateActions(database, filter)
   const positionOf = positionLookup(database)
+  const tag = ledger === undefined ? {} : { ledger }
+  return {
+    income: selectIncome(database, filter).map((row) => ({
+      row,
+      position: positionOf(row.chain_id, row.token_address),
+      ...tag,
+    })),
+    actions: selectCorporateActions(database, filter).map((row) => ({
+      row,
+      position: positionOf(row.chain_id, row.token_address),
+      ...tag,
+    })),
+  }
+}
+
+/**
+ * The income data of several ledgers as one: income and corporate actions interleaved by recording
+ * time (each ledger's own order kept; the ledger given first first on a tie). A corporate action
+ * applied to the positions of several ledgers is listed (and counted) once per ledger.
+ *
+ * @example
+ * mergeIncome([a, b], {}).income.length // a.income.length + b.income.length
+ */
+export function mergeIncome(parts: readonly IncomeData[]): IncomeData {
+  return {
+    income: interleave(
+      parts.map((part) => part.income),
+      (a, b) => a.row.recorded_at_ms < b.row.recorded_at_ms,
+    ),
+    actions: interleave(
+      parts.map((part) => part.actions),
+      (a, b) => a.row.recorded_at_ms < b.row.recorded_at_ms,
+    ),
+  }
+}
+
+/**
+ * The income report of its data; with `ledgers` (several read), the income and corporate action
+ * tables name each row's ledger first.
+ *
+ * @example
+ * renderIncome(mergeIncome(parts), context, filter, ['a.sqlite', 'b.sqlite'])
+ */
+export function renderIncome(
+  data: IncomeData,
+  context: ReportRenderContext,
+  filter: ReportFilter,
+  ledgers?: readonly string[],
+): Report {
+  const tag = (ledger: string | undefined) => (ledgers === undefined ? {} : { ledger: ledger ?? null })
+  const income = data.income.map((entry) => entry.row)
+  const actions = data.actions.map((entry) => entry.row)
   return {
     name: 'income',
     generatedAt: new Date(context.now()).toISOString(),
@@ -110,8 +188,11 @@ export function incomeReport(context: ReportContext, filter: ReportFilter): Repo
       {
         key: 'income',
         title: 'Income (dividends)',
-        columns: incomeColumns,
-        rows: income.map((row) => incomeCells(row, positionOf(row.chain_id, row.token_address))),
+        columns: withLedgerColumn(incomeColumns, ledgers),
+        rows: data.income.map((entry) => ({
+          ...tag(entry.ledger),
+          ...incomeCells(entry.row, entry.position),
+        })),
       },
       {
         key: 'income_by_day',
@@ -122,8 +203,11 @@ export function incomeReport(context: ReportContext, filter: ReportFilter): Repo
       {
         key: 'corporate_actions',
         title: 'Corporate actions applied',
-        columns: corporateActionColumns,
-        rows: corporateActionRows(actions, positionOf),
+        columns: withLedgerColumn(corporateActionColumns, ledgers),
+        rows: data.actions.map((entry) => ({
+          ...tag(entry.ledger),
+          ...corporateActionCells(entry.row, entry.position),
+        })),
       },
       {
         key: 'corporate_action_counts',
@@ -132,8 +216,21 @@ export function incomeReport(context: ReportContext, filter: ReportFilter): Repo
         rows: corporateActionCounts(actions),
       },
     ],
-    notes: incomeNotes,
+    notes:
+      ledgers === undefined
+        ? incomeNotes
+        : [
+            ...incomeNotes,
+            "Several ledgers: income and corporate actions of every ledger are listed by recording time (each ledger's in its own order, column Ledger), and the totals add them up; a corporate action applied to the positions of several ledgers is listed and counted once per ledger.",
+          ],
   }
+}
+
+/** The income report in three steps (src/report/acrossLedgers.ts). */
+export const incomeKind: ReportKind<IncomeData> = {
+  collect: collectIncome,
+  merge: mergeIncome,
+  render: renderIncome,
 }
 
 /** One income payment as a row of the `income` table: the shares held in the stock token's units. */
@@ -221,24 +318,21 @@ function selectCorporateActions(database: Database.Database, filter: ReportFilte
     .filter((row) => inScope === undefined || inScope(row.chain_id, row.token_address))
 }
 
-/** The rows of the `corporate_actions` table; an action without a ticker takes its position's. */
-function corporateActionRows(
-  actions: readonly ActionRow[],
-  positionOf: ReturnType<typeof positionLookup>,
-): Record<string, ReportValue>[] {
-  return actions.map((action) => {
-    const position = positionOf(action.chain_id, action.token_address)
-    return {
-      time: new Date(action.recorded_at_ms).toISOString(),
-      chain_id: action.chain_id,
-      ticker: action.ticker ?? position?.ticker ?? null,
-      token_address: action.token_address,
-      kind: action.kind,
-      detail: action.detail ?? amountsDetail(action, position),
-      reason: action.reason,
-      reference: action.reference,
-    }
-  })
+/** One corporate action as a row of the `corporate_actions` table; without a ticker it takes its position's. */
+function corporateActionCells(
+  action: ActionRow,
+  position: PositionUnits | undefined,
+): Record<string, ReportValue> {
+  return {
+    time: new Date(action.recorded_at_ms).toISOString(),
+    chain_id: action.chain_id,
+    ticker: action.ticker ?? position?.ticker ?? null,
+    token_address: action.token_address,
+    kind: action.kind,
+    detail: action.detail ?? amountsDetail(action, position),
+    reason: action.reason,
+    reference: action.reference,
+  }
 }
 
 /** A position's ticker and units, where the ledger has the position. */

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { Report, ReportContext, ReportFilter } from '../types.js'
+import type { Report, ReportContext, ReportFilter, ReportKind, ReportRenderContext } from '../types.js'
 import { executionFilterSql } from './executionFilterSql.js'
 
 type LatencyRow = {
@@ -53,6 +53,56 @@ export function latencyReport(context: ReportContext, filter: ReportFilter): Rep
   const rows = narrowed
     ? latencyBySorting(context.ledger.database, filter)
     : latencyByRank(context.ledger.database, filter.chainId)
+  return renderLatencyRows(rows, context, filter)
+}
+
+/**
+ * What the latency report shows, merged from several ledgers: every duration selected, per chain
+ * and stage (percentiles of several ledgers are those of all their durations, not a mix of theirs).
+ */
+export type LatencyData = { durations: Map<number, number[][]> }
+
+/**
+ * The latency report of several ledgers, in three steps (src/report/acrossLedgers.ts): each
+ * ledger's selected durations read (as the report of a narrowed filter reads them), added together
+ * per chain and stage, then sorted for exact percentiles.
+ */
+export const latencyKind: ReportKind<LatencyData> = {
+  collect: (context, filter) => ({ durations: selectDurations(context.ledger.database, filter) }),
+  merge: (parts) => {
+    const durations = new Map<number, number[][]>()
+    for (const part of parts)
+      for (const [chain, byStage] of part.durations) {
+        const into = durations.get(chain) ?? stages.map(() => [])
+        byStage.forEach((values, index) => {
+          const stage = into[index]
+          // One by one: spreading a million values into push() would overflow the stack.
+          if (stage) for (const value of values) stage.push(value)
+        })
+        durations.set(chain, into)
+      }
+    return { durations }
+  },
+  render: (data, context, filter, ledgers) => {
+    const report = renderLatencyRows(rowsOfDurations(data.durations), context, filter)
+    return ledgers === undefined
+      ? report
+      : {
+          ...report,
+          notes: [
+            ...report.notes,
+            'Several ledgers: the percentiles, maximum and mean are those of every selected execution of every ledger together.',
+          ],
+        }
+  },
+}
+
+/** The latency report of its rows. */
+function renderLatencyRows(
+  rows: readonly LatencyRow[],
+  context: ReportRenderContext,
+  filter: ReportFilter,
+): Report {
   return {
     name: 'latency',
     generatedAt: new Date(context.now()).toISOString(),
@@ -153,6 +203,11 @@ export function latencyByRank(database: Database.Database, chainId: number | und
  * latencyBySorting(ledger.database, { ticker: 'AAPL' })
  */
 export function latencyBySorting(database: Database.Database, filter: ReportFilter): LatencyRow[] {
+  return rowsOfDurations(selectDurations(database, filter))
+}
+
+/** The durations of the executions `filter` selects, per chain and stage (in the order read). */
+function selectDurations(database: Database.Database, filter: ReportFilter): Map<number, number[][]> {
   const { where, params } = executionFilterSql(filter, 'e')
   const durations = new Map<number, number[][]>()
   for (const [chain, ...values] of database
@@ -170,6 +225,11 @@ export function latencyBySorting(database: Database.Database, filter: ReportFilt
       if (value !== null) byStage[index]?.push(value)
     })
   }
+  return durations
+}
+
+/** Per chain and stage, the percentiles, maximum and mean of the durations, sorted. */
+function rowsOfDurations(durations: ReadonlyMap<number, readonly (readonly number[])[]>): LatencyRow[] {
   const rows: LatencyRow[] = []
   for (const chain of [...durations.keys()].sort((a, b) => a - b))
     durations.get(chain)?.forEach((values, index) => {

@@ -1,9 +1,22 @@
 import { formatAmount } from '../formatAmount.js'
-import type { Report, ReportColumn, ReportContext, ReportFilter } from '../types.js'
-import { realizedBreakdown } from './realizedBreakdown.js'
-import { selectIncome } from './selectIncome.js'
+import type {
+  Report,
+  ReportColumn,
+  ReportContext,
+  ReportFilter,
+  ReportKind,
+  ReportRenderContext,
+} from '../types.js'
+import { mergeRealizedBreakdowns, type RealizedBreakdown, realizedBreakdown } from './realizedBreakdown.js'
+import {
+  mergeReportPositions,
+  type ReportPosition,
+  reportPositionsOf,
+  severalLedgersNotes,
+} from './reportPositions.js'
+import { type IncomeReportRow, selectIncome } from './selectIncome.js'
 import { emptySums, sumsCells } from './sumsCells.js'
-import { valuePosition } from './valuePosition.js'
+import { valuePositionAt } from './valuePosition.js'
 
 const sumColumns: readonly ReportColumn[] = [
   { key: 'chain_id', title: 'Chain', kind: 'integer' },
@@ -30,9 +43,62 @@ const sumColumns: readonly ReportColumn[] = [
  * report.tables[0].rows // [{ chain_id: 31337, realized_pnl: '12.5', … }]
  */
 export function pnlReport(context: ReportContext, filter: ReportFilter): Report {
+  return renderPnl(collectPnl(context, filter), context, filter)
+}
+
+/** What the pnl report shows, as read from one ledger or merged from several. */
+export type PnlData = {
+  breakdown: RealizedBreakdown
+  income: IncomeReportRow[]
+  /** The positions in scope (those of `breakdown.positions`), to value the open ones. */
+  positions: ReportPosition[]
+}
+
+/**
+ * Reads the pnl report's data from the ledger of `context`; with `ledger` (one of several), its
+ * positions name it.
+ *
+ * @example
+ * collectPnl({ ledger, now: Date.now }, {}).breakdown.byAsset
+ */
+export function collectPnl(context: ReportContext, filter: ReportFilter, ledger?: string): PnlData {
   const database = context.ledger.database
   const breakdown = realizedBreakdown(database, filter)
-  const income = selectIncome(database, filter)
+  return {
+    breakdown,
+    income: selectIncome(database, filter),
+    positions: reportPositionsOf(database, [...breakdown.positions.values()], ledger),
+  }
+}
+
+/**
+ * The pnl data of several ledgers as one: every group's sums added, their income together, the
+ * positions of a token merged ({@link mergeReportPositions}).
+ *
+ * @example
+ * mergePnl([a, b]).breakdown.byAsset
+ */
+export function mergePnl(parts: readonly PnlData[]): PnlData {
+  return {
+    breakdown: mergeRealizedBreakdowns(parts.map((part) => part.breakdown)),
+    income: parts.flatMap((part) => part.income),
+    positions: mergeReportPositions(parts.map((part) => part.positions)),
+  }
+}
+
+/**
+ * The pnl report of its data; with `ledgers` (several read), notes say how the ledgers merged.
+ *
+ * @example
+ * renderPnl(mergePnl(parts), context, filter, ['a.sqlite', 'b.sqlite'])
+ */
+export function renderPnl(
+  data: PnlData,
+  context: ReportRenderContext,
+  filter: ReportFilter,
+  ledgers?: readonly string[],
+): Report {
+  const { breakdown, income } = data
   const incomeByAsset = new Map<string, bigint>()
   const incomeByDay = new Map<string, bigint>()
   for (const row of income) {
@@ -49,10 +115,10 @@ export function pnlReport(context: ReportContext, filter: ReportFilter): Report 
   // Unrealized is as of now, for the positions in scope (strategy and time do not narrow it).
   const unrealizedByAsset = new Map<string, bigint>()
   const unpriced = new Set<string>()
-  for (const position of breakdown.positions.values()) {
+  for (const { state: position, lastFill } of data.positions) {
     if (position.balance === 0n) continue
     const asset = `${position.chainId}:${position.assetToken}`
-    const value = valuePosition(database, context, position)
+    const value = valuePositionAt(context, position, () => lastFill()?.price ?? null)
     if (value.unrealized === null) unpriced.add(position.ticker)
     else unrealizedByAsset.set(asset, (unrealizedByAsset.get(asset) ?? 0n) + value.unrealized)
     if (!breakdown.byAsset.has(asset))
@@ -67,6 +133,11 @@ export function pnlReport(context: ReportContext, filter: ReportFilter): Report 
     'Filters: chain, ticker (a renamed token matches its former tickers), strategy (its fills only; no income or corporate actions), since/until (fills by block time, corporate actions and income by recording time; since inclusive, until exclusive). Days are UTC.',
   ]
   if (unpriced.size > 0) notes.push(`No price for ${[...unpriced].join(', ')}: left out of unrealized PnL.`)
+  if (ledgers !== undefined)
+    notes.push(
+      "Several ledgers: every table adds up the figures of every ledger (each realized against its own ledger's average cost); unrealized PnL values the positions merged across ledgers.",
+      ...severalLedgersNotes(data.positions),
+    )
   return {
     name: 'pnl',
     generatedAt: new Date(context.now()).toISOString(),
@@ -127,3 +198,6 @@ export function pnlReport(context: ReportContext, filter: ReportFilter): Report 
     notes,
   }
 }
+
+/** The pnl report in three steps (src/report/acrossLedgers.ts). */
+export const pnlKind: ReportKind<PnlData> = { collect: collectPnl, merge: mergePnl, render: renderPnl }

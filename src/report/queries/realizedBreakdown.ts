@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 
 import type { PositionState } from '../../store/positionAccounting.js'
 import type { ReportFilter } from '../types.js'
+import { addPositionStates } from './reportPositions.js'
 import { type DaySums, selectLedgerDays } from './selectLedgerDays.js'
 
 /** Sums of one group (a day, a strategy, a token, a chain) in one asset, base units. */
@@ -98,4 +99,58 @@ function realizedSums(sums: DaySums): RealizedSums {
     sells: sums.sells,
     corporateActions: sums.corporateActions,
   }
+}
+
+/**
+ * The breakdowns of several ledgers as one: the sums of each group (day, strategy, token, asset)
+ * added, the positions of a token summed ({@link addPositionStates}), the activity span widened.
+ * Sums are copied: the parts are left as they were.
+ *
+ * @example
+ * mergeRealizedBreakdowns([realizedBreakdown(a, filter), realizedBreakdown(b, filter)]).byAsset
+ */
+export function mergeRealizedBreakdowns(parts: readonly RealizedBreakdown[]): RealizedBreakdown {
+  const states = new Map<string, PositionState[]>()
+  for (const part of parts)
+    for (const [key, state] of part.positions) states.set(key, [...(states.get(key) ?? []), state])
+  const firsts = parts.flatMap((part) => (part.first === undefined ? [] : [part.first]))
+  const lasts = parts.flatMap((part) => (part.last === undefined ? [] : [part.last]))
+  return {
+    byDay: mergeSumMaps(parts.map((part) => part.byDay)),
+    byStrategy: mergeSumMaps(parts.map((part) => part.byStrategy)),
+    byToken: mergeSumMaps(parts.map((part) => part.byToken)),
+    byAsset: mergeSumMaps(parts.map((part) => part.byAsset)),
+    positions: new Map([...states].map(([key, group]) => [key, addPositionStates(group)])),
+    first: firsts.length === 0 ? undefined : Math.min(...firsts),
+    last: lasts.length === 0 ? undefined : Math.max(...lasts),
+  }
+}
+
+/**
+ * Groups of sums of several ledgers as one map: the sums of each key added (a copy of the first
+ * ledger's, which keeps its other fields: a token's ticker).
+ *
+ * @example
+ * mergeSumMaps([a.byStrategy, b.byStrategy]).get('dca|31337:0xA0b8…')?.realized
+ */
+export function mergeSumMaps<Sums extends RealizedSums>(
+  maps: readonly ReadonlyMap<string, Sums>[],
+): Map<string, Sums> {
+  const into = new Map<string, Sums>()
+  for (const from of maps)
+    for (const [key, sums] of from) {
+      const existing = into.get(key)
+      if (!existing) {
+        into.set(key, { ...sums })
+        continue
+      }
+      existing.realized += sums.realized
+      existing.fees += sums.fees
+      existing.bought += sums.bought
+      existing.sold += sums.sold
+      existing.buys += sums.buys
+      existing.sells += sums.sells
+      existing.corporateActions += sums.corporateActions
+    }
+  return into
 }

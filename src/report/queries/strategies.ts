@@ -1,7 +1,20 @@
 import { formatAmount } from '../formatAmount.js'
-import type { Report, ReportContext, ReportFilter, ReportValue } from '../types.js'
+import type {
+  Report,
+  ReportContext,
+  ReportFilter,
+  ReportKind,
+  ReportRenderContext,
+  ReportValue,
+} from '../types.js'
 import { executionFilterSql } from './executionFilterSql.js'
-import { corporateActionStrategy, noStrategy, realizedBreakdown } from './realizedBreakdown.js'
+import {
+  corporateActionStrategy,
+  mergeSumMaps,
+  noStrategy,
+  type RealizedSums,
+  realizedBreakdown,
+} from './realizedBreakdown.js'
 
 type OutcomeRow = { strategy: string | null; chain_id: number; state: string; count: number }
 
@@ -22,6 +35,24 @@ const outcomeOf = (state: string) =>
  * report.tables[0].rows // [{ strategy: 'dca', chain_id: 31337, confirmed: 3, … }]
  */
 export function strategiesReport(context: ReportContext, filter: ReportFilter): Report {
+  return renderStrategies(collectStrategies(context, filter), context, filter)
+}
+
+/** What the strategies report shows, as read from one ledger or merged from several. */
+export type StrategiesData = {
+  /** Executions per strategy, chain and state (a triple may repeat: the counts add up). */
+  outcomes: OutcomeRow[]
+  /** The realized figures per strategy and asset ({@link realizedBreakdown}'s `byStrategy`). */
+  byStrategy: Map<string, RealizedSums>
+}
+
+/**
+ * Reads the strategies report's data from the ledger of `context`.
+ *
+ * @example
+ * collectStrategies({ ledger, now: Date.now }, {}).outcomes
+ */
+export function collectStrategies(context: ReportContext, filter: ReportFilter): StrategiesData {
   const database = context.ledger.database
   const { where, params } = executionFilterSql(filter, 'e')
   const outcomes = database
@@ -30,6 +61,36 @@ export function strategiesReport(context: ReportContext, filter: ReportFilter): 
        GROUP BY e.strategy, e.chain_id, e.state`,
     )
     .all(params)
+  return { outcomes, byStrategy: realizedBreakdown(database, filter).byStrategy }
+}
+
+/**
+ * The strategies data of several ledgers as one: their execution counts together, the realized
+ * figures of each strategy and asset added.
+ *
+ * @example
+ * mergeStrategies([a, b]).byStrategy.get('dca|31337:0xA0b8…')?.realized
+ */
+export function mergeStrategies(parts: readonly StrategiesData[]): StrategiesData {
+  return {
+    outcomes: parts.flatMap((part) => part.outcomes),
+    byStrategy: mergeSumMaps(parts.map((part) => part.byStrategy)),
+  }
+}
+
+/**
+ * The strategies report of its data.
+ *
+ * @example
+ * renderStrategies(mergeStrategies(parts), context, filter, ['a.sqlite', 'b.sqlite'])
+ */
+export function renderStrategies(
+  data: StrategiesData,
+  context: ReportRenderContext,
+  filter: ReportFilter,
+  ledgers?: readonly string[],
+): Report {
+  const { outcomes } = data
   type Row = Record<string, ReportValue> & { strategy: string; chain_id: number }
   const rows = new Map<string, Row>()
   const rowOf = (strategy: string, chainId: number) => {
@@ -62,8 +123,7 @@ export function strategiesReport(context: ReportContext, filter: ReportFilter): 
     row[column] = (row[column] as number) + outcome.count
     row.executions = (row.executions as number) + outcome.count
   }
-  const breakdown = realizedBreakdown(database, filter)
-  for (const [key, sums] of breakdown.byStrategy) {
+  for (const [key, sums] of data.byStrategy) {
     const strategy = key.slice(0, key.lastIndexOf('|'))
     if (strategy === corporateActionStrategy) continue
     const row = rowOf(strategy, sums.chainId)
@@ -110,6 +170,18 @@ export function strategiesReport(context: ReportContext, filter: ReportFilter): 
       "Realized PnL by average cost (src/store/positionAccounting.ts), attributed to the strategy of the fill that realized it: a sell realizes against the whole position's average cost, whichever strategy bought. Corporate actions (splits, delistings) belong to no strategy: see the pnl report.",
       'Bought: asset paid by buys, fee included; sold: asset received by sells, net of fee. Fees are inside both, shown apart.',
       'Filters: chain, ticker, strategy; since/until select executions by creation time and fills by block time. "(none)": executions made without a strategy (API, CLI, library).',
+      ...(ledgers === undefined
+        ? []
+        : [
+            "Several ledgers: each strategy's executions and figures are those of every ledger added up; a sell realizes against its own ledger's average cost.",
+          ]),
     ],
   }
+}
+
+/** The strategies report in three steps (src/report/acrossLedgers.ts). */
+export const strategiesKind: ReportKind<StrategiesData> = {
+  collect: collectStrategies,
+  merge: mergeStrategies,
+  render: renderStrategies,
 }

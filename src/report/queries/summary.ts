@@ -1,11 +1,25 @@
 import type Database from 'better-sqlite3'
 import { formatAmount } from '../formatAmount.js'
-import type { Report, ReportColumn, ReportContext, ReportFilter, ReportValue } from '../types.js'
+import type {
+  Report,
+  ReportColumn,
+  ReportContext,
+  ReportFilter,
+  ReportKind,
+  ReportRenderContext,
+  ReportValue,
+} from '../types.js'
 import { executionFilterSql } from './executionFilterSql.js'
-import { type RealizedBreakdown, realizedBreakdown } from './realizedBreakdown.js'
+import { mergeRealizedBreakdowns, type RealizedBreakdown, realizedBreakdown } from './realizedBreakdown.js'
+import {
+  mergeReportPositions,
+  type ReportPosition,
+  reportPositionsOf,
+  severalLedgersNotes,
+} from './reportPositions.js'
 import { type IncomeReportRow, selectIncome } from './selectIncome.js'
 import { emptySums, sumsCells } from './sumsCells.js'
-import { valuePosition } from './valuePosition.js'
+import { valuePositionAt } from './valuePosition.js'
 
 type ExecutionFilterSql = ReturnType<typeof executionFilterSql>
 
@@ -67,14 +81,90 @@ const summaryNotes: readonly string[] = [
  * report.tables[0].rows // [{ state: 'confirmed', count: 12 }, …]
  */
 export function summaryReport(context: ReportContext, filter: ReportFilter): Report {
+  return renderSummary(collectSummary(context, filter), context, filter)
+}
+
+/** What the summary report shows, as read from one ledger or merged from several. */
+export type SummaryData = {
+  /** Executions per state, by state. */
+  states: { state: string; count: number }[]
+  executionSpan: ActivitySpan
+  breakdown: RealizedBreakdown
+  income: IncomeReportRow[]
+  /** The positions in scope (those of `breakdown.positions`), to value the open ones. */
+  positions: ReportPosition[]
+  /** The kill switch of each ledger (one for one ledger), with its ledger's name when several. */
+  killSwitches: { ledger?: string | undefined; row: KillSwitchRow | undefined }[]
+}
+
+/**
+ * Reads the summary report's data from the ledger of `context`; with `ledger` (one of several),
+ * its positions and kill switch name it.
+ *
+ * @example
+ * collectSummary({ ledger, now: Date.now }, {}).states // [{ state: 'confirmed', count: 12 }]
+ */
+export function collectSummary(context: ReportContext, filter: ReportFilter, ledger?: string): SummaryData {
   const database = context.ledger.database
   const executionFilter = executionFilterSql(filter, 'e')
-  const states = executionsByState(database, executionFilter)
-  const executionSpan = spanOfExecutions(database, executionFilter)
   const breakdown = realizedBreakdown(database, filter)
-  const income = incomeByAsset(selectIncome(database, filter), breakdown)
-  const open = openPositionsByAsset(database, context, breakdown)
-  const activity = spanOf(executionSpan, breakdown, income.span)
+  return {
+    states: executionsByState(database, executionFilter),
+    executionSpan: spanOfExecutions(database, executionFilter),
+    breakdown,
+    income: selectIncome(database, filter),
+    positions: reportPositionsOf(database, [...breakdown.positions.values()], ledger),
+    killSwitches: [{ ...(ledger === undefined ? {} : { ledger }), row: killSwitch(database) }],
+  }
+}
+
+/**
+ * The summary data of several ledgers as one: executions per state added, spans widened, every
+ * group's sums added, their income together, the positions of a token merged
+ * ({@link mergeReportPositions}), every ledger's kill switch kept.
+ *
+ * @example
+ * mergeSummary([a, b]).states
+ */
+export function mergeSummary(parts: readonly SummaryData[]): SummaryData {
+  const states = new Map<string, number>()
+  for (const part of parts)
+    for (const { state, count } of part.states) states.set(state, (states.get(state) ?? 0) + count)
+  return {
+    states: [...states]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([state, count]) => ({ state, count })),
+    executionSpan: parts.reduce<ActivitySpan>(
+      (span, part) => ({
+        first: min(span.first, part.executionSpan.first),
+        last: max(span.last, part.executionSpan.last),
+      }),
+      { first: undefined, last: undefined },
+    ),
+    breakdown: mergeRealizedBreakdowns(parts.map((part) => part.breakdown)),
+    income: parts.flatMap((part) => part.income),
+    positions: mergeReportPositions(parts.map((part) => part.positions)),
+    killSwitches: parts.flatMap((part) => part.killSwitches),
+  }
+}
+
+/**
+ * The summary report of its data; with `ledgers` (several read), the kill switch says which
+ * ledgers are halted, and notes say how the ledgers merged.
+ *
+ * @example
+ * renderSummary(mergeSummary(parts), context, filter, ['a.sqlite', 'b.sqlite'])
+ */
+export function renderSummary(
+  data: SummaryData,
+  context: ReportRenderContext,
+  filter: ReportFilter,
+  ledgers?: readonly string[],
+): Report {
+  const { states, breakdown } = data
+  const income = incomeByAsset(data.income, breakdown)
+  const open = openPositionsByAsset(data.positions, context, breakdown)
+  const activity = spanOf(data.executionSpan, breakdown, income.span)
   const chains = chainRows(breakdown, income.byAsset, open)
   return {
     name: 'summary',
@@ -95,11 +185,25 @@ export function summaryReport(context: ReportContext, filter: ReportFilter): Rep
         key: 'run',
         title: 'Run',
         columns: runColumns,
-        rows: [runRow(states, chains, open, activity, killSwitch(database))],
+        rows: [runRow(states, chains, open, activity, data.killSwitches)],
       },
     ],
-    notes: summaryNotes,
+    notes:
+      ledgers === undefined
+        ? summaryNotes
+        : [
+            ...summaryNotes,
+            "Several ledgers: counts and sums add up every ledger's (each realized against its own ledger's average cost); activity spans them all; the kill switch is each ledger's own: halted in every ledger, running in none, else the ledgers halted, each reason after its ledger's name.",
+            ...severalLedgersNotes(data.positions),
+          ],
   }
+}
+
+/** The summary report in three steps (src/report/acrossLedgers.ts). */
+export const summaryKind: ReportKind<SummaryData> = {
+  collect: collectSummary,
+  merge: mergeSummary,
+  render: renderSummary,
 }
 
 /** How many executions the filter selects in each state, by state. */
@@ -153,18 +257,21 @@ function incomeByAsset(
  * fills in scope joins `breakdown.byAsset` (empty sums).
  */
 function openPositionsByAsset(
-  database: Database.Database,
-  context: ReportContext,
+  positions: readonly ReportPosition[],
+  context: ReportRenderContext,
   breakdown: RealizedBreakdown,
 ): Map<string, OpenPositions> {
   const open = new Map<string, OpenPositions>()
-  for (const position of breakdown.positions.values()) {
+  for (const { state: position, lastFill } of positions) {
     if (position.balance === 0n) continue
     const asset = `${position.chainId}:${position.assetToken}`
     if (!breakdown.byAsset.has(asset))
       breakdown.byAsset.set(asset, emptySums(position.chainId, position.assetToken, position.assetDecimals))
     const sums = open.get(asset) ?? { count: 0, unrealized: 0n, unpriced: 0 }
-    addPosition(sums, valuePosition(database, context, position))
+    addPosition(
+      sums,
+      valuePositionAt(context, position, () => lastFill()?.price ?? null),
+    )
     open.set(asset, sums)
   }
   return open
@@ -218,7 +325,7 @@ function runRow(
   chains: readonly Record<string, ReportValue>[],
   open: ReadonlyMap<string, OpenPositions>,
   activity: ActivitySpan,
-  kill: KillSwitchRow | undefined,
+  killSwitches: SummaryData['killSwitches'],
 ): Record<string, ReportValue> {
   return {
     executions: states.reduce((sum, row) => sum + row.count, 0),
@@ -226,9 +333,41 @@ function runRow(
     open_positions: [...open.values()].reduce((sum, row) => sum + row.count, 0),
     first_activity: isoTime(activity.first),
     last_activity: isoTime(activity.last),
-    kill_switch: kill?.halted === 1 ? 'halted' : 'running',
-    kill_switch_reason: kill?.reason ?? null,
-    kill_switch_changed_at: isoTime(kill?.changed_at_ms),
+    ...killSwitchCells(killSwitches),
+  }
+}
+
+/**
+ * The kill switch cells: of one ledger, its state, reason and last change; of several, `halted`
+ * when every ledger is, `running` when none is, else `halted in <ledgers>`, each halted ledger's
+ * reason after its name, and the latest change.
+ */
+function killSwitchCells(killSwitches: SummaryData['killSwitches']): Record<string, ReportValue> {
+  const [only, ...more] = killSwitches
+  if (more.length === 0)
+    return {
+      kill_switch: only?.row?.halted === 1 ? 'halted' : 'running',
+      kill_switch_reason: only?.row?.reason ?? null,
+      kill_switch_changed_at: isoTime(only?.row?.changed_at_ms),
+    }
+  const halted = killSwitches.filter((entry) => entry.row?.halted === 1)
+  const reasons = halted.flatMap((entry) =>
+    entry.row?.reason ? [`${entry.ledger ?? '?'}: ${entry.row.reason}`] : [],
+  )
+  return {
+    kill_switch:
+      halted.length === 0
+        ? 'running'
+        : halted.length === killSwitches.length
+          ? 'halted'
+          : `halted in ${halted.map((entry) => entry.ledger ?? '?').join(', ')}`,
+    kill_switch_reason: reasons.length === 0 ? null : reasons.join('; '),
+    kill_switch_changed_at: isoTime(
+      killSwitches.reduce<number | undefined>(
+        (latest, entry) => max(latest, entry.row?.changed_at_ms ?? undefined),
+        undefined,
+      ),
+    ),
   }
 }
 

@@ -48,6 +48,22 @@ export function valuePosition(
   context: Pick<ReportContext, 'marketPrices' | 'fxRates'>,
   position: PositionState,
 ): PositionValuation {
+  return valuePositionAt(context, position, () => lastFillOf(database, position)?.price ?? null)
+}
+
+/**
+ * Values a position as {@link valuePosition} does, its last fill's price (split-adjusted, asset
+ * base units per whole share, null when none) asked of `lastFillPrice` only when there is no market
+ * price: for a position merged from several ledgers, whose last fill is the latest of theirs.
+ *
+ * @example
+ * valuePositionAt(context, merged.state, () => merged.lastFill()?.price ?? null).unrealized
+ */
+export function valuePositionAt(
+  context: Pick<ReportContext, 'marketPrices' | 'fxRates'>,
+  position: PositionState,
+  lastFillPrice: () => bigint | null,
+): PositionValuation {
   const tokenScale = position.tokenKind === 'share' ? 10n ** 18n : 1n
   const exchange = isExchangeCode(position.exchange) ? position.exchange : undefined
   const fxRate = exchange === undefined ? null : (context.fxRates ?? defaultFxRates)[marketCodes[exchange]]
@@ -71,7 +87,7 @@ export function valuePosition(
     })
     priceSource = 'market'
   } else {
-    price = lastFillPrice(database, position, tokenScale)
+    price = lastFillPrice()
     if (price !== null) {
       priceSource = 'last fill'
       priceInCurrency = inCurrency(price)
@@ -109,18 +125,44 @@ function marketQuote(
   )
 }
 
-/** The last live fill's price per whole share, scaled by the splits recorded after it. */
-function lastFillPrice(database: Database.Database, position: PositionState, tokenScale: bigint) {
+/** A position's last live fill: where it is in its chain, and its price. */
+export type LastFill = {
+  blockNumber: number
+  logIndex: number
+  /** Asset base units per whole share, scaled by every split recorded after the fill; null for a fill of no shares. */
+  price: bigint | null
+}
+
+/**
+ * The position's last live fill in `database` (by ledger order), its price per whole share
+ * scaled by the splits recorded after it; undefined when the token has no live fill.
+ *
+ * @example
+ * lastFillOf(ledger.database, position)?.price // 69355575n
+ */
+export function lastFillOf(database: Database.Database, position: PositionState): LastFill | undefined {
+  const tokenScale = position.tokenKind === 'share' ? 10n ** 18n : 1n
   const fill = database
-    .prepare<[number, string], { seq: number; is_buy: number; amount_in: string; amount_out: string }>(
-      `SELECT seq, is_buy, amount_in, amount_out FROM fills
+    .prepare<
+      [number, string],
+      {
+        seq: number
+        block_number: number
+        log_index: number
+        is_buy: number
+        amount_in: string
+        amount_out: string
+      }
+    >(
+      `SELECT seq, block_number, log_index, is_buy, amount_in, amount_out FROM fills
        WHERE chain_id = ? AND stock_token = ? AND reversed_at_ms IS NULL ORDER BY seq DESC LIMIT 1`,
     )
     .get(position.chainId, position.tokenAddress)
-  if (!fill) return null
+  if (!fill) return undefined
+  const at = { blockNumber: fill.block_number, logIndex: fill.log_index }
   const assetAmount = BigInt(fill.is_buy === 1 ? fill.amount_in : fill.amount_out)
   const stockAmount = BigInt(fill.is_buy === 1 ? fill.amount_out : fill.amount_in)
-  if (stockAmount === 0n) return null
+  if (stockAmount === 0n) return { ...at, price: null }
   let numerator = assetAmount * tokenScale
   let denominator = stockAmount
   const splits = database
@@ -134,5 +176,5 @@ function lastFillPrice(database: Database.Database, position: PositionState, tok
     numerator *= BigInt(split.ratio_denominator)
     denominator *= BigInt(split.ratio_numerator)
   }
-  return divideHalfAway(numerator, denominator)
+  return { ...at, price: divideHalfAway(numerator, denominator) }
 }
