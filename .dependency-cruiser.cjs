@@ -6,7 +6,9 @@
 // and loading it, its mapping to the engine's settings and wallets) sits under daemon/ and cli/,
 // which both read it, and over what its schemas and mappings name (the engine's settings, the
 // strategies' schema, the sandbox's written file, the ledger's notional, the wallets' accounts);
-// index.ts is the library's public entry.
+// cluster/ (cluster mode on Redis: leases, the key's shared budget, intent routing) sits beside
+// engine/, over the transaction managers whose signatures its leases fence; index.ts is the
+// library's public entry.
 
 /** What each folder of src/ may import besides itself (DESIGN.md's "may import" column). */
 const mayImport = {
@@ -20,9 +22,10 @@ const mayImport = {
   dashboard: ['report'],
   transactions: ['domain', 'chain', 'store'],
   engine: ['domain', 'api', 'chain', 'store', 'transactions'],
-  config: ['domain', 'chain', 'store', 'engine', 'strategy', 'sandbox'],
-  daemon: ['domain', 'api', 'chain', 'store', 'transactions', 'engine', 'strategy', 'report', 'sandbox', 'dashboard', 'config'],
-  cli: ['domain', 'api', 'chain', 'store', 'transactions', 'engine', 'strategy', 'report', 'sandbox', 'config', 'daemon'],
+  cluster: ['domain', 'api', 'transactions'],
+  config: ['domain', 'chain', 'store', 'engine', 'strategy', 'sandbox', 'cluster'],
+  daemon: ['domain', 'api', 'chain', 'store', 'transactions', 'engine', 'strategy', 'report', 'sandbox', 'dashboard', 'config', 'cluster'],
+  cli: ['domain', 'api', 'chain', 'store', 'transactions', 'engine', 'strategy', 'report', 'sandbox', 'config', 'daemon', 'cluster'],
 }
 const folders = Object.keys(mayImport)
 /** Where each layer lives: the client's and the sandbox's in their packages, the rest in src/. */

@@ -69,6 +69,7 @@ export const commandExamples: Readonly<Record<string, readonly string[]>> = {
     `stockroute report summary ${sbx}`,
     `stockroute report pnl ${sbx} --since 2d --csv pnl.csv`,
     `stockroute report executions ${sbx} --strategy dca-aapl-alpha --html executions.html`,
+    'stockroute report pnl --ledger eu/data/stockroute.sqlite --ledger us/data/stockroute.sqlite   # one report over two daemons',
   ],
 }
 

@@ -29,7 +29,7 @@ export const exitCodeMeanings: Readonly<Record<keyof typeof exitCodes, string>> 
   unreachable:
     "the service, a chain or the daemon did not answer, an embedded config's sandbox is not running, or a doctor check failed: try again once it runs",
   ledger:
-    'the ledger cannot be used: another daemon holds it, a newer stockroute wrote it, or the disk failed',
+    'the ledger cannot be used: the file is not a stockroute ledger, another daemon holds it, a newer stockroute wrote it, or the disk failed',
   interrupted: 'stopped by Ctrl-C (128 + SIGINT)',
 }
 
@@ -117,6 +117,8 @@ export const exitCategoryOfCode: Readonly<Record<string, ExitCategory>> = {
   INVALID_OPTIONS: 'usage',
   // An embedded config whose sandbox is not running (src/daemon/embeddedConnection.ts).
   SANDBOX_NOT_RUNNING: 'unreachable',
+  // ClusterError: the cluster's Redis does not answer (`stockroute cluster status`, a daemon joining).
+  REDIS_UNREACHABLE: 'unreachable',
 }
 
 /** Commander's codes of a help or version it printed on request: not a failure. */

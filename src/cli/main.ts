@@ -1,6 +1,7 @@
 import { Command } from 'commander'
 import { addCommandExamples, commandsBelow } from './commandExamples.js'
 import { registerChainsCommand } from './commands/chainsCommand.js'
+import { registerClusterCommand } from './commands/clusterCommand.js'
 import { registerConfigCommand } from './commands/configCommand.js'
 import { registerDoctorCommand } from './commands/doctorCommand.js'
 import { registerEventsCommand } from './commands/eventsCommand.js'
@@ -53,6 +54,7 @@ export function buildProgram(): Command {
   registerStrategiesCommand(program)
   registerEventsCommand(program)
   registerReportCommand(program)
+  registerClusterCommand(program)
   for (const command of [program, ...commandsBelow(program)]) {
     // A mistyped flag gets "(Did you mean --ticker?)", on subcommands too, even when a required
     // option is missing as a result (commander would report only the missing one).

@@ -152,6 +152,8 @@ export const configFileSchema = strictSection({
     }),
     apiKeyEnv: envName.default('STOCKROUTE_API_KEY'),
     apiSecretEnv: envName.default('STOCKROUTE_API_SECRET'),
+    /** The API key's rate at the service, requests per second (default 50); a cluster shares it. */
+    requestsPerSecond: wholeNumber(1, 100_000, ' (requests per second)').default(50),
   }),
   wallet: strictSection({ privateKeyEnv: envName.default('STOCKROUTE_PRIVATE_KEY') }).default({
     privateKeyEnv: 'STOCKROUTE_PRIVATE_KEY',

@@ -1,5 +1,6 @@
 import cron from 'node-cron'
 import { z } from 'zod'
+import { clusterSettingsSchema } from '../cluster/clusterSettings.js'
 import { strategyConfigSchema } from '../strategy/index.js'
 import { notificationsConfigSchema } from './notificationsConfig.js'
 
@@ -94,6 +95,8 @@ export const daemonSectionsShape = {
     .default('info'),
   /** On Ctrl-C or SIGTERM, how long executions in flight may take to finish before they are left to recovery, ms. */
   shutdownGraceMs: wholeNumber(0, 600_000, 'ms').default(5_000),
+  /** Cluster mode on Redis (docs/scale-out.md); absent: this daemon runs alone. */
+  cluster: clusterSettingsSchema.optional(),
 }
 
 const daemonSectionsSchema = z.object(daemonSectionsShape)
@@ -131,5 +134,6 @@ export function daemonSettingsOf(file: z.output<z.ZodObject<typeof daemonSection
     summaryIntervalSeconds: file.summaryIntervalSeconds,
     logLevel: file.logLevel,
     shutdownGraceMs: file.shutdownGraceMs,
+    cluster: file.cluster,
   }
 }

@@ -59,6 +59,7 @@ export function embeddedServiceConfig(
       baseUrl: connection.service.baseUrl,
       apiKeyEnv: 'STOCKROUTE_API_KEY',
       apiSecretEnv: 'STOCKROUTE_API_SECRET',
+      requestsPerSecond: 50,
     },
     wallet: { privateKeyEnv: 'STOCKROUTE_PRIVATE_KEY' },
     chains: connection.chains.map((chain) => ({ ...chain })),

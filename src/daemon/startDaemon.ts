@@ -3,6 +3,7 @@ import { printable } from '@stockroute/client/domain/printable.js'
 import type { DaemonConfig, StockrouteConfig } from '../config/config.js'
 import { messageOf } from './jobs/index.js'
 import { activityComponent } from './lifecycle/activityComponent.js'
+import { clusterComponent } from './lifecycle/clusterComponent.js'
 import { controlApiComponent } from './lifecycle/controlApiComponent.js'
 import { cronJobsComponent } from './lifecycle/cronJobsComponent.js'
 import type { DaemonComponent } from './lifecycle/daemonComponent.js'
@@ -79,6 +80,9 @@ export async function startDaemon(parameters: StartDaemonParameters): Promise<Da
       parameters.durationSeconds * 1000,
     )
   stopOnStorageFault(run, stop, resolveDone)
+  // Cluster mode: a wallet whose lease another daemon took is no longer this daemon's to drive.
+  run.onLeaseLost = (why) => void stop(why)
+  if (run.leaseLost) void stop(run.leaseLost)
   return {
     apiUrl: run.parts.api?.url,
     apiToken: run.parts.api?.token,
@@ -100,6 +104,7 @@ function daemonComponents(run: DaemonRun): DaemonComponent[] {
     sandboxComponent(run),
     logsComponent(run),
     tradingSetupComponent(run),
+    clusterComponent(run),
     ledgerComponent(run),
     engineComponent(run),
     notifierComponent(run),

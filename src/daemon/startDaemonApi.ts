@@ -3,6 +3,7 @@ import { engineSettingsOf } from '../config/engineConfig.js'
 import type { Engine } from '../engine/index.js'
 import type { Ledger } from '../store/openLedger.js'
 import { type ControlServerLogger, startControlServer } from './controlApi/index.js'
+import type { SwapRouting } from './controlApi/types.js'
 import { createControlPlane } from './createControlPlane.js'
 import { controlRoutes, type DaemonStatus } from './healthRoutes.js'
 import type { MarketDataCache } from './marketData.js'
@@ -45,6 +46,8 @@ export async function startDaemonApi(parameters: {
   startedAt: number
   /** The daemon's price cache: reports served to the dashboard value positions at its fresh prices. */
   marketData?: Pick<MarketDataCache, 'snapshot'> | undefined
+  /** Cluster mode: where a posted swap runs (docs/scale-out.md). */
+  swapRouting?: SwapRouting | undefined
 }): Promise<DaemonApi> {
   const { config, ledger, engine, status, metrics } = parameters
   const settings = config.daemon.api
@@ -76,6 +79,7 @@ export async function startDaemonApi(parameters: {
       marketPrices: parameters.marketData ? () => priceBookOf(parameters.marketData) : undefined,
     },
     extraRoutes: controlRoutes({ status, engine, ledger, metrics, notifier: parameters.notifier }),
+    swapRouting: parameters.swapRouting,
     logger: parameters.logger,
     // Requests the client broke are counted, never logged above debug.
     onClientError: (reason) => metrics.recordControlClientError(reason),

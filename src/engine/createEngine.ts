@@ -1,9 +1,10 @@
 import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
-import type { LocalAccount } from 'viem'
+import type { Address, LocalAccount } from 'viem'
 import { type ExecutionRecord, ExecutionStateError } from '../store/executions.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { TransactionRecord } from '../store/transactions.js'
 import { createTransactionManager } from '../transactions/createTransactionManager.js'
+import type { SigningFence } from '../transactions/signingFence.js'
 import type { TransactionManagerEvent, TransactionManagerStatus } from '../transactions/types.js'
 import { type CancelOutcome, cancelExecution } from './cancelExecution.js'
 import { createChainRuntimes, type EngineChainConfig, minimumValidity } from './chainRuntime.js'
@@ -43,6 +44,8 @@ export type CreateEngineParameters = {
   logger?: EngineLogger | undefined
   /** Each transaction manager's events (recovery steps, gap fills, replacements, reorgs), besides the log. */
   onTransactionEvent?: ((chainId: number, event: TransactionManagerEvent) => void) | undefined
+  /** Cluster mode: each wallet's lease, checked before every signature (docs/scale-out.md). */
+  fenceFor?: ((chainId: number, wallet: Address) => SigningFence) | undefined
   signal?: AbortSignal | undefined
 }
 
@@ -248,6 +251,7 @@ function managerFactory(
       timeToLandMs: () => minimumValidity(context, engine.chainOf(runtime.chainId), context.now()),
       beforeInclusions: () => context.quoteWindows.passed(),
       dryRun: context.settings.dryRun,
+      fence: parameters.fenceFor?.(runtime.chainId, wallet.account.address),
       now: context.now,
       onEvent: (event) => {
         logManagerEvent(context, runtime.chainId, event)

@@ -174,6 +174,8 @@ export function takeLedgerOwnership(parameters: {
   command: string
   now: () => number
   staleAfterMs?: number | undefined
+  /** Cluster mode: the owner is gone even if its process runs (it lost the wallets' leases). */
+  takeOverLiveOwner?: boolean | undefined
 }): TakeLedgerOwnershipResult {
   const { db, path, now } = parameters
   const me = self()
@@ -187,7 +189,11 @@ export function takeLedgerOwnership(parameters: {
       db.prepare('UPDATE ledger_owner SET heartbeat_ms = ? WHERE id = 1').run(nowMs)
       return { taken: true, previous: undefined }
     }
-    if (current && isLedgerOwnerAlive(current, { nowMs, staleAfterMs: parameters.staleAfterMs }))
+    if (
+      current &&
+      !parameters.takeOverLiveOwner &&
+      isLedgerOwnerAlive(current, { nowMs, staleAfterMs: parameters.staleAfterMs })
+    )
       return { taken: false, owner: current }
     db.prepare(
       `INSERT INTO ledger_owner (id, pid, host, process_start, command, control_url, since_ms, heartbeat_ms)

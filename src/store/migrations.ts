@@ -5,6 +5,7 @@ import { reportIndices } from './migration6.js'
 import { reportFigures } from './migration7.js'
 import { oneCreatedIndex } from './migration8.js'
 import { transactionOutcomes } from './migration9.js'
+import { walletFences } from './migration10.js'
 
 // CHECK fragments. Amounts are decimal TEXT (uint256 does not fit in INTEGER): canonical digits,
 // no sign, no leading zero; signed columns allow one leading '-'.
@@ -378,6 +379,7 @@ CREATE TABLE ledger_owner (
   reportFigures,
   oneCreatedIndex,
   transactionOutcomes,
+  walletFences,
 ]
 
 /** The schema version this build writes: the last migration's number. */

@@ -41,6 +41,7 @@ import {
 import { createTransactionsRepository, type TransactionsRepository } from './transactions.js'
 import { useWalJournal } from './useWalJournal.js'
 import { startWalCheckpointer, type WalCheckpointer } from './walCheckpointer.js'
+import { createWalletFencesRepository, type WalletFencesRepository } from './walletFences.js'
 
 export type OpenLedgerParameters = {
   /**
@@ -63,7 +64,18 @@ export type OpenLedgerParameters = {
    * for tests that race two writers on purpose. Read-only opens never claim. A second open in the
    * same process shares the claim; it is released when the last one closes.
    */
-  owner?: { command: string } | false | undefined
+  owner?:
+    | {
+        command: string
+        /**
+         * Cluster mode: take the ledger over even from a live owner, because this process holds the
+         * leases of the ledger's wallets and the owner (frozen, or cut off from Redis) no longer
+         * does; the wallet fences keep it from storing anything it signs (docs/scale-out.md).
+         */
+        takeOverLiveOwner?: boolean | undefined
+      }
+    | false
+    | undefined
   /**
    * Fault switch for tests and drills: `PRAGMA max_page_count`, so that a write that would grow the
    * file beyond this many pages fails with SQLITE_FULL, a real "disk full" as SQLite sees it (the
@@ -118,6 +130,8 @@ export type Ledger = {
   readonly events: EventsRepository
   /** Strategies an operator switched on or off (through the control API). */
   readonly strategySwitches: StrategySwitchesRepository
+  /** Cluster mode: the newest lease that took each wallet over (docs/scale-out.md). */
+  readonly walletFences: WalletFencesRepository
   /** The chains' payment assets (symbols for reports). */
   readonly chainAssets: ChainAssetsRepository
   /** The open positions valued at the market over time (the dashboard's equity curve). */
@@ -211,7 +225,11 @@ export function openLedger(parameters: OpenLedgerParameters): Ledger {
     const ownership =
       readonly || parameters.owner === false
         ? undefined
-        : claimLedger(db, path, parameters.owner?.command ?? defaultOwnerCommand(), now)
+        : claimLedger(db, path, {
+            command: parameters.owner?.command ?? defaultOwnerCommand(),
+            now,
+            takeOverLiveOwner: parameters.owner?.takeOverLiveOwner ?? false,
+          })
     claimed = ownership
     if (maxPageCount !== undefined) db.pragma(`max_page_count = ${maxPageCount}`)
     return ledgerOver(db, { path, readonly, now, schemaVersion, ownership, parameters })
@@ -362,6 +380,7 @@ type LedgerRepositories = Pick<
   | 'allowances'
   | 'events'
   | 'strategySwitches'
+  | 'walletFences'
   | 'chainAssets'
   | 'equityMarks'
   | 'notifications'
@@ -386,6 +405,7 @@ function repositoriesOver(
     allowances: watched(createAllowancesRepository(context)),
     events: watched(createEventsRepository(context)),
     strategySwitches: watched(createStrategySwitchesRepository(context)),
+    walletFences: watched(createWalletFencesRepository(context)),
     chainAssets: watched(createChainAssetsRepository(context)),
     equityMarks: watched(createEquityMarksRepository(context)),
     notifications: watched(createNotificationOutboxRepository(context)),
@@ -426,12 +446,11 @@ function timedAtomically(db: Database.Database, writeListeners: ReadonlySet<(ms:
 function claimLedger(
   db: Database.Database,
   path: string,
-  command: string,
-  now: () => number,
+  options: { command: string; now: () => number; takeOverLiveOwner: boolean },
 ): HeldLedgerOwnership {
   let result: ReturnType<typeof takeLedgerOwnership>
   try {
-    result = takeLedgerOwnership({ db, path, command, now })
+    result = takeLedgerOwnership({ db, path, ...options })
   } catch (error) {
     throw new LedgerError({
       code: 'LEDGER_OPEN_FAILED',

@@ -37,6 +37,12 @@ export type NewSignedTransaction = {
    * transaction manager cancels it at its nonce rather than let it land later. None: any time.
    */
   deadlineMs?: number | undefined
+  /**
+   * Cluster mode: the fencing token of the wallet's lease it was signed under. The ledger refuses
+   * it (`STALE_FENCING_TOKEN`) when the wallet's fence holds a newer token: another daemon has
+   * taken the wallet over since. None outside cluster mode.
+   */
+  fenceToken?: number | undefined
 }
 
 /**
@@ -67,7 +73,8 @@ export function checkNewSignedTransaction(input: NewSignedTransaction) {
       details: { chainId, hash, computed },
     })
   const deadlineMs = input.deadlineMs === undefined ? null : safeInteger(input.deadlineMs, 'deadlineMs', 1)
-  return { chainId, from, nonce, hash, executionId, raw, deadlineMs }
+  const fenceToken = input.fenceToken === undefined ? null : safeInteger(input.fenceToken, 'fenceToken', 1)
+  return { chainId, from, nonce, hash, executionId, raw, deadlineMs, fenceToken }
 }
 
 /** One stored transaction. */
@@ -90,6 +97,8 @@ export type TransactionRecord = {
   error: string | null
   /** Unix ms after which its call must not land; null: any time (see {@link NewSignedTransaction}). */
   deadlineMs: number | null
+  /** Cluster mode: the fencing token of the lease it was signed under; null outside cluster mode. */
+  fenceToken: number | null
   createdAtMs: number
   updatedAtMs: number
 }
@@ -102,12 +111,14 @@ export type TransactionRecordErrorCode =
   | 'BAD_REPLACEMENT'
   | 'TRANSACTION_NOT_FOUND'
   | 'ILLEGAL_TRANSACTION_STATUS'
+  | 'STALE_FENCING_TOKEN'
 
 /**
  * A transaction could not be stored or updated: its hash is not the hash of its raw bytes, its
  * nonce was never taken or is held by another live transaction (`details.holder`), the
  * transaction it claims to replace does not match, it is unknown, or the status move makes no sense
- * (marking a mined transaction failed).
+ * (marking a mined transaction failed), or it was signed under a lease another daemon has since taken
+ * over (cluster mode).
  *
  * @example
  * try {
@@ -148,6 +159,8 @@ export type TransactionRow = {
   receipt_status: 'success' | 'reverted' | null
   error: string | null
   deadline_ms: number | null
+  /** Null on rows of a ledger before migration 10 read by a query naming its columns. */
+  fence_token?: number | null
   created_at_ms: number
   updated_at_ms: number
 }
@@ -170,6 +183,7 @@ export function toRecord(row: TransactionRow): TransactionRecord {
     receiptStatus: row.receipt_status,
     error: row.error,
     deadlineMs: row.deadline_ms,
+    fenceToken: row.fence_token ?? null,
     createdAtMs: row.created_at_ms,
     updatedAtMs: row.updated_at_ms,
   }

@@ -292,6 +292,9 @@ function prepareTransactionReads(db: RepositoryContext['db']) {
     selectNextNonce: db.prepare<[number, string], { next_nonce: number }>(
       'SELECT next_nonce FROM nonces WHERE chain_id = ? AND address = ?',
     ),
+    selectFence: db.prepare<[number, string], { token: number; node_id: string }>(
+      'SELECT token, node_id FROM wallet_fences WHERE chain_id = ? AND wallet = ?',
+    ),
     selectUnresolved: db.prepare<[number, string], TransactionRow>(
       `SELECT * FROM transactions WHERE chain_id = ? AND from_address = ? AND status IN ('signed', 'broadcast')
      ORDER BY nonce, id`,
@@ -335,9 +338,9 @@ function prepareTransactionWrites(db: RepositoryContext['db']) {
   return {
     insert: db.prepare<[NewTransactionRow]>(
       `INSERT INTO transactions (execution_id, chain_id, from_address, nonce, kind, hash, raw, status, replaces_id,
-       deadline_ms, created_at_ms, updated_at_ms)
+       deadline_ms, fence_token, created_at_ms, updated_at_ms)
      VALUES (@execution_id, @chain_id, @from_address, @nonce, @kind, @hash, @raw, 'signed', @replaces_id,
-       @deadline_ms, @now, @now)`,
+       @deadline_ms, @fence_token, @now, @now)`,
     ),
     setStatus: db.prepare<[string, string | null, number, number]>(
       'UPDATE transactions SET status = ?, error = ?, updated_at_ms = ? WHERE id = ?',
@@ -367,6 +370,7 @@ type NewTransactionRow = {
   raw: string
   replaces_id: number | null
   deadline_ms: number | null
+  fence_token: number | null
   now: number
 }
 
@@ -394,10 +398,12 @@ function reread({ statements }: TransactionWriting, id: number): TransactionReco
 /** `recordSignedTransaction`, inside its write transaction: idempotent by hash, at a nonce taken. */
 function recordSigned(writing: TransactionWriting, input: NewSignedTransaction): TransactionRecord {
   const { statements, now } = writing
-  const { chainId, from, nonce, hash, executionId, raw, deadlineMs } = checkNewSignedTransaction(input)
+  const { chainId, from, nonce, hash, executionId, raw, deadlineMs, fenceToken } =
+    checkNewSignedTransaction(input)
 
   const existing = statements.selectByHash.get(chainId, hash)
   if (existing) return toRecord(existing)
+  if (fenceToken !== null) assertFenceHeld(writing, chainId, from, fenceToken)
 
   assertNonceTaken(writing, chainId, from, nonce)
   const holder = statements.selectLiveHolder.get(chainId, from, nonce)
@@ -421,9 +427,26 @@ function recordSigned(writing: TransactionWriting, input: NewSignedTransaction):
     raw,
     replaces_id: replacesId,
     deadline_ms: deadlineMs,
+    fence_token: fenceToken,
     now: now(),
   })
   return reread(writing, Number(result.lastInsertRowid))
+}
+
+/**
+ * Cluster mode: a transaction signed under a lease is stored only while no newer lease has taken
+ * its wallet over on this ledger (docs/scale-out.md). In the storing transaction, so that a daemon
+ * that froze and woke never adds a transaction after the one that took over raised the fence.
+ */
+function assertFenceHeld({ statements }: TransactionWriting, chainId: number, from: string, token: number) {
+  const fence = statements.selectFence.get(chainId, from)
+  if (fence && fence.token > token)
+    throw new TransactionRecordError({
+      code: 'STALE_FENCING_TOKEN',
+      shortMessage: `Wallet ${from} on chain ${chainId} was taken over by ${fence.node_id} with fencing token ${fence.token}; this transaction was signed under token ${token} and is not stored.`,
+      remedy: "This daemon lost the wallet's lease: it must stop driving the wallet (it does so by itself).",
+      details: { chainId, from, token, fenceToken: fence.token, fenceNode: fence.node_id },
+    })
 }
 
 /** A transaction is stored only at a nonce the allocator took (committed in the nonces table). */

@@ -97,6 +97,7 @@ export function createTransactionManager(parameters: CreateTransactionManagerPar
     signer: createSigner({
       ...basics,
       account,
+      fence: parameters.fence,
       onSigned: (tx) => parameters.onStep?.({ step: 'signed', tx }),
     }),
     broadcast: broadcasts.send,

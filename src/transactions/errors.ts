@@ -1,12 +1,17 @@
 import { StockrouteError } from '@stockroute/client/domain/errors.js'
 
 /** Stable codes of {@link TransactionManagerError}. */
-export type TransactionManagerErrorCode = 'STORAGE_FAULT' | 'MANAGER_STOPPED' | 'WALLET_TURN'
+export type TransactionManagerErrorCode =
+  | 'STORAGE_FAULT'
+  | 'MANAGER_STOPPED'
+  | 'WALLET_TURN'
+  | 'LEASE_NOT_HELD'
 
 /**
  * The transaction manager refused to sign: the ledger has a storage fault (nothing may be signed
  * that cannot be stored first), the manager is stopping, or a wallet turn was used out of order
- * (`WALLET_TURN`: a bundle sent before its commit, or after the turn ended).
+ * (`WALLET_TURN`: a bundle sent before its commit, or after the turn ended), or, in cluster mode,
+ * this daemon does not hold the wallet's lease for sure (`LEASE_NOT_HELD`, see signingFence.ts).
  *
  * @example
  * try {

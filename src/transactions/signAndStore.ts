@@ -7,6 +7,7 @@ import { TransactionManagerError } from './errors.js'
 import { failpoint } from './failpoints.js'
 import type { Fees } from './fees.js'
 import type { NonceAllocator } from './nonceAllocator.js'
+import type { SigningFence } from './signingFence.js'
 import type { SignedBundle, TransactionRequest } from './types.js'
 
 /** What to sign: `requests` at consecutive nonces from `nonce`, with `fees`. */
@@ -49,9 +50,11 @@ export function createSigner(parameters: {
   account: LocalAccount
   ledger: Ledger
   nonces: NonceAllocator
+  /** Cluster mode: the wallet's lease, checked before every signature. */
+  fence?: SigningFence | undefined
   onSigned?: ((tx: TransactionRecord) => void) | undefined
 }): Signer {
-  const { chainId, account, ledger, nonces } = parameters
+  const { chainId, account, ledger, nonces, fence } = parameters
   const storeRows = (bundle: SignedBundle) =>
     bundle.requests.map((request, offset) =>
       ledger.transactions.recordSignedTransaction({
@@ -64,11 +67,14 @@ export function createSigner(parameters: {
         raw: bundle.raws[offset] as Hex,
         replaces: bundle.replaces?.hash,
         deadlineMs: request.deadlineMs,
+        fenceToken: bundle.fenceToken,
       }),
     )
   const signer: Signer = {
     async sign(input) {
       assertWritable(ledger, chainId)
+      // Cluster mode: no signature without the wallet's lease (throws LEASE_NOT_HELD).
+      const fenceToken = fence?.tokenForSigning()
       const { requests, nonce, fees } = input
       const transactions = requests.map((request, offset) => ({
         chainId,
@@ -87,7 +93,7 @@ export function createSigner(parameters: {
         for (const transaction of transactions) raws.push(account.signTransactionSync(transaction))
       else for (const transaction of transactions) raws.push(await account.signTransaction(transaction))
       failpoint('signed')
-      return { nonce, requests, raws, executionId: input.executionId, replaces: input.replaces }
+      return { nonce, requests, raws, executionId: input.executionId, replaces: input.replaces, fenceToken }
     },
     store(bundle) {
       assertWritable(ledger, chainId)

@@ -4,6 +4,7 @@ import type { TransactionKind, TransactionRecord } from '../store/transactions.j
 import type { AllowanceOutlook } from './allowanceOutlook.js'
 import type { WatchedBlock } from './blockWatcher.js'
 import type { ChainBlocks } from './chainBlocks.js'
+import type { SigningFence } from './signingFence.js'
 
 /** A transaction to sign from the manager's wallet. */
 export type TransactionRequest = {
@@ -97,6 +98,8 @@ export type SignedBundle = {
   readonly executionId: number | null
   /** The transaction a replacement replaces (same nonce). */
   readonly replaces: TransactionRecord | undefined
+  /** Cluster mode: the fencing token of the wallet's lease it was signed under (signingFence.ts). */
+  readonly fenceToken?: number | undefined
 }
 
 /**
@@ -227,6 +230,8 @@ export type CreateTransactionManagerParameters = {
   beforeInclusions?: (() => Promise<void>) | undefined
   /** Sign and store, never broadcast (dry runs). */
   dryRun?: boolean | undefined
+  /** Cluster mode: checked before every signature, its token stored with every transaction. */
+  fence?: SigningFence | undefined
   now?: (() => number) | undefined
   onEvent?: ((event: TransactionManagerEvent) => void) | undefined
   /**

@@ -58,7 +58,15 @@ beforeAll(() => {
 describe.concurrent('the exit codes of every command', () => {
   it('lists the commands it checks', () => {
     expect(commands.map((command) => command.path)).toEqual(
-      expect.arrayContaining(['start', 'quote', 'swap', 'executions show', 'report', 'config check']),
+      expect.arrayContaining([
+        'start',
+        'quote',
+        'swap',
+        'executions show',
+        'report',
+        'config check',
+        'cluster status',
+      ]),
     )
   })
 

@@ -201,6 +201,7 @@ describe('swapResult and describeSwap', () => {
       receiptStatus: null,
       error: 'dry run: never broadcast',
       deadlineMs: null,
+      fenceToken: null,
       createdAtMs: 0,
       updatedAtMs: 0,
     })

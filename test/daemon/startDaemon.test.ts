@@ -1,13 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { getTransactionCount } from 'viem/actions'
 import { describe, expect, it } from 'vitest'
 import { exitCodes } from '../../src/cli/exitCodes.js'
 import { openLedger } from '../../src/store/index.js'
 import { useDaemonProcesses } from '../helpers/daemonProcess.js'
-import { positionsAgainstChain, settlementsOf } from '../helpers/engine.js'
-import { chainWithoutRouter, chainWithRouter, clientsFor, localChains } from '../helpers/localChains.js'
+import { expectLedgerMatchesChains } from '../helpers/ledgerAgainstChains.js'
+import { chainWithoutRouter, chainWithRouter, localChains } from '../helpers/localChains.js'
 import { exitOf } from '../helpers/processes.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 
@@ -65,43 +64,6 @@ const everySecondOnBothChains = () => [
     cron: '* * * * * *',
   },
 ]
-
-async function expectLedgerMatchesChains(ledgerPath: string, owner: `0x${string}`) {
-  const ledger = openLedger({ path: ledgerPath })
-  try {
-    expect(ledger.executions.listUnfinishedExecutions()).toEqual([])
-    for (const position of await positionsAgainstChain(ledger, owner))
-      expect(position.ledger).toBe(position.onChain)
-    // Exactly one settlement per filled execution, and nonces without holes on each chain.
-    const fills = ledger.fills.listFills()
-    for (const chain of localChains()) {
-      const settlements = await settlementsOf(chain, owner)
-      expect(settlements.map((s) => s.txHash).sort()).toEqual(
-        fills
-          .filter((fill) => fill.chainId === chain.chainId)
-          .map((fill) => fill.txHash)
-          .sort(),
-      )
-      const { publicClient } = clientsFor(chain, chain.roles.deployer.privateKey)
-      const nonce = await getTransactionCount(publicClient, { address: owner })
-      const mined = ledger.database
-        .prepare<[number, string], { nonce: number }>(
-          "SELECT nonce FROM transactions WHERE chain_id = ? AND from_address = ? AND status = 'mined' ORDER BY nonce",
-        )
-        .all(chain.chainId, owner)
-        .map((row) => row.nonce)
-      expect(mined).toEqual(Array.from({ length: nonce }, (_, i) => i))
-    }
-    return {
-      fills,
-      executions: ledger.database
-        .prepare<[], { chain_id: number; state: string }>('SELECT chain_id, state FROM executions')
-        .all(),
-    }
-  } finally {
-    ledger.close()
-  }
-}
 
 describe('stockroute start', () => {
   it('trades on both chains for a bounded time; /health and /metrics answer; the ledger equals the chains', {

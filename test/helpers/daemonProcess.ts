@@ -38,18 +38,27 @@ export function useDaemonProcesses(service: () => SandboxService) {
   const folder = mkdtempSync(join(tmpdir(), 'stockroute-daemon-'))
   afterAll(() => rmSync(folder, { recursive: true, force: true }))
   const children: ChildProcess[] = []
-  afterEach(() => {
-    for (const child of children.splice(0))
+  const fileChildren: ChildProcess[] = []
+  const killAll = (list: ChildProcess[]) => {
+    for (const child of list.splice(0))
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
+  }
+  afterEach(() => killAll(children))
+  afterAll(() => killAll(fileChildren))
 
-  function start(configPath: string, args: string[] = [], env: NodeJS.ProcessEnv = process.env): DaemonRun {
+  /** `untilFileEnds`: the child may outlive its test (a file whose tests follow one cluster); killed after the file. */
+  function start(
+    configPath: string,
+    args: string[] = [],
+    env: NodeJS.ProcessEnv = process.env,
+    options: { untilFileEnds?: boolean } = {},
+  ): DaemonRun {
     const child = spawn(process.execPath, ['bin/stockroute.js', 'start', '--config', configPath, ...args], {
       cwd: repoRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
       env,
     })
-    children.push(child)
+    ;(options.untilFileEnds ? fileChildren : children).push(child)
     const lines: string[] = []
     const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = []
     let buffer = ''

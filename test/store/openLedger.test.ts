@@ -48,6 +48,7 @@ const expectedTables = [
   'strategy_switches',
   'transaction_outcomes',
   'transactions',
+  'wallet_fences',
 ]
 
 describe('openLedger', () => {

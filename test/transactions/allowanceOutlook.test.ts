@@ -32,6 +32,7 @@ async function stored(
     id,
     executionId: null,
     deadlineMs: null,
+    fenceToken: null,
     chainId: 31337,
     from: account.address,
     nonce,

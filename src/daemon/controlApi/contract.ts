@@ -55,6 +55,11 @@ export const controlApiErrorCodes = [
    * this token), or too many heavy reads already waiting their turn. The message names the limit.
    */
   'TOO_MANY_REQUESTS',
+  /**
+   * Cluster mode: no daemon of the cluster holds a wallet on the swap's chain now, or the daemon that
+   * owns the swap's Idempotency-Key is being replaced or did not answer: sent as 503, retry with the same key.
+   */
+  'OWNER_UNAVAILABLE',
   'INTERNAL',
 ] as const
 export type ControlApiErrorCode = (typeof controlApiErrorCodes)[number]

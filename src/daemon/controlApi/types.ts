@@ -4,6 +4,19 @@ import type { Engine } from '../../engine/index.js'
 /** What the swap API needs of the engine: recording intents, previewing them, reading executions. */
 export type SwapApiEngine = Pick<Engine, 'submit' | 'preview' | 'outcome'>
 
+/**
+ * Cluster mode (docs/scale-out.md): where a swap posted to this daemon runs, here or on the daemon
+ * that owns its Idempotency-Key (src/cluster/intentRouter.ts). Throws when no daemon can take it.
+ */
+export type SwapRouting = {
+  /** This daemon's name in the cluster, sent with a forwarded swap so that it is never forwarded again. */
+  nodeId: string
+  destination(intent: {
+    idempotencyKey: string
+    chainId: number
+  }): Promise<{ local: true } | { local: false; nodeId: string; controlUrl: string }>
+}
+
 /** A structured logger (pino's shape). The control server logs nothing unless given one. */
 export type ControlServerLogger = {
   /** Requests the client aborted or sent malformed (see {@link ControlClientErrorReason}); none when absent. */

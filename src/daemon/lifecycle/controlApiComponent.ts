@@ -26,8 +26,12 @@ export function controlApiComponent(run: DaemonRun): DaemonComponent {
         logger: need(run, 'logs').logger.child({ component: 'api' }),
         startedAt: run.startedAt,
         marketData: need(run, 'marketData'),
+        swapRouting: run.parts.cluster
+          ? { nodeId: run.parts.cluster.nodeId, destination: run.parts.cluster.router.destination }
+          : undefined,
       })
       run.parts.api = api
+      run.parts.cluster?.setControlUrl(api.url)
       run.write(`control API ${api.url} (docs/control-api.md; GET /v1/openapi.json, /health, /metrics)`)
       run.write(`dashboard ${api.dashboardUrl} (docs/dashboard.md; log in with the control API token)`)
     },

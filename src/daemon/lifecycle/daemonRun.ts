@@ -1,6 +1,7 @@
 import type { ServiceClient } from '@stockroute/client/api/serviceClient.js'
 import type { Sandbox } from '@stockroute/sandbox/startSandbox.js'
 import type { Address } from 'viem'
+import type { DaemonCluster } from '../../cluster/joinCluster.js'
 import type { DaemonConfig, StockrouteConfig } from '../../config/config.js'
 import type { ConfiguredWallets } from '../../config/wallets.js'
 import type { Engine } from '../../engine/index.js'
@@ -47,6 +48,8 @@ export type DaemonParts = {
   /** The main wallet: the service's maker. */
   owner: Address
   ledgerPath: string
+  /** Only in cluster mode: its membership, leases and the key's shared budget. */
+  cluster: DaemonCluster | undefined
   ledger: Ledger
   service: ServiceClient
   metrics: DaemonMetrics
@@ -86,6 +89,12 @@ export type DaemonRun = {
   status: DaemonStatus
   /** Aborted when the drain's grace is over: cancels what the engine has not broadcast, and the recovery. */
   shutdown: AbortController
+  /**
+   * Cluster mode: a wallet lease was lost to another daemon. Stops the daemon once it runs; a loss
+   * while it starts is kept in `leaseLost` and stops it as soon as it has started.
+   */
+  onLeaseLost: (why: string) => void
+  leaseLost: string | undefined
   parts: Partial<DaemonParts>
 }
 
@@ -108,6 +117,10 @@ export function createDaemonRun(parameters: {
     progress: parameters.progress,
     status: { state: 'running', startedAt, lastTick: undefined, lastReconciliation: undefined },
     shutdown: new AbortController(),
+    onLeaseLost(why) {
+      this.leaseLost ??= why
+    },
+    leaseLost: undefined,
     parts: {},
   }
 }

@@ -25,11 +25,15 @@ export function engineComponent(run: DaemonRun): DaemonComponent {
       const config = need(run, 'config')
       const ledger = need(run, 'ledger')
       const wallets = need(run, 'wallets')
+      const cluster = run.parts.cluster
       const service = createServiceClient({
         baseUrl: config.service.baseUrl,
         credentials: { apiKey: config.secrets.apiKey, apiSecret: config.secrets.apiSecret },
         makerAddress: wallets.main.address,
         fetch: createNodeFetch(), // keep-alive node:http: a fraction of undici fetch's CPU per quote
+        requestsPerSecond: config.service.requestsPerSecond,
+        // Cluster mode: one budget for the key across the cluster's daemons.
+        ...(cluster ? { limiter: cluster.limiter } : {}),
       })
       const metrics = createDaemonMetrics({ ledger })
       const marketData = createMarketDataCache({
@@ -56,6 +60,7 @@ export function engineComponent(run: DaemonRun): DaemonComponent {
         marketPrice: marketData.priceSource,
         hooks,
         logger: need(run, 'logs').logger.child({ component: 'engine' }),
+        fenceFor: cluster?.keeper.fenceFor,
         onTransactionEvent: (chainId, event) => {
           metrics.recordTransactionEvent(chainId, event)
           if (event.kind === 'recovery') {

@@ -3,7 +3,13 @@ import type { ControlPlane } from '../controlPlane.js'
 import { createEventFeed } from '../routes/createEventFeed.js'
 import type { DashboardData } from '../routes/dashboardData.js'
 import { buildRouteTable } from '../routes/routeTable.js'
-import type { ControlClientErrorReason, ControlServerLogger, ExtraRoute, SwapApiEngine } from '../types.js'
+import type {
+  ControlClientErrorReason,
+  ControlServerLogger,
+  ExtraRoute,
+  SwapApiEngine,
+  SwapRouting,
+} from '../types.js'
 import { createClientErrors } from './clientErrors.js'
 import { createRequestHandler } from './handleRequest.js'
 import { listen } from './listen.js'
@@ -23,6 +29,8 @@ export type StartControlServerParameters = {
   bearerToken?: string | undefined
   /** Routes of the caller's own outside `/v1` (`GET /health`, `GET /metrics`), served without the token. */
   extraRoutes?: readonly ExtraRoute[] | undefined
+  /** Cluster mode: where a posted swap runs, here or on the daemon owning its key (docs/scale-out.md). */
+  swapRouting?: SwapRouting | undefined
   logger?: ControlServerLogger | undefined
   /**
    * Called once for each request the client broke: aborted halfway (`aborted`), refused by the HTTP
@@ -119,6 +127,7 @@ export async function startControlServer(parameters: StartControlServerParameter
     dashboard,
     bearerToken,
     extraRoutes: parameters.extraRoutes ?? [],
+    swapRouting: parameters.swapRouting,
   })
   let closing = false
   let closed: Promise<void> | undefined

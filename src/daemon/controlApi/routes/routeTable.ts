@@ -3,7 +3,7 @@ import { createDashboardSessions, type DashboardSessions } from '../http/dashboa
 import { createRouteMatcher, type RouteMatch } from '../http/matchRoute.js'
 import type { ReadGate } from '../http/readGate.js'
 import { buildOpenApiDocument } from '../openApi/buildOpenApiDocument.js'
-import type { ControlRoute, ControlServerLogger, ExtraRoute, SwapApiEngine } from '../types.js'
+import type { ControlRoute, ControlServerLogger, ExtraRoute, SwapApiEngine, SwapRouting } from '../types.js'
 import { controlPlaneRoutes } from './controlPlaneRoutes.js'
 import type { EventFeed } from './createEventFeed.js'
 import type { DashboardData } from './dashboardData.js'
@@ -58,10 +58,12 @@ export function buildRouteTable(parameters: {
   dashboard: DashboardData | undefined
   bearerToken: string | undefined
   extraRoutes: readonly ExtraRoute[]
+  /** Cluster mode: where posted swaps run. */
+  swapRouting?: SwapRouting | undefined
 }): RouteTable {
   const { engine, logger, plane, feed, readGate, dashboard, bearerToken } = parameters
   const routes: ControlRoute[] = [
-    ...swapApiRoutes(engine, logger),
+    ...swapApiRoutes(engine, logger, parameters.swapRouting),
     ...(plane && feed ? controlPlaneRoutes({ plane, feed, events: eventStreamSettings, logger }) : []),
     ...(dashboard ? dashboardDataRoutes(dashboard) : []),
     { method: 'GET', path: '/v1/openapi.json', handle: getOpenApi(() => openApiDocument) },

@@ -1,4 +1,4 @@
-import type { ControlRoute, ControlServerLogger, SwapApiEngine } from '../types.js'
+import type { ControlRoute, ControlServerLogger, SwapApiEngine, SwapRouting } from '../types.js'
 import { getQuotes } from './getQuotes.js'
 import { getSwap } from './getSwap.js'
 import { postSwap } from './postSwap.js'
@@ -12,9 +12,10 @@ import { postSwap } from './postSwap.js'
 export function swapApiRoutes(
   engine: SwapApiEngine,
   logger: ControlServerLogger | undefined,
+  routing?: SwapRouting | undefined,
 ): ControlRoute[] {
   return [
-    { method: 'POST', path: '/v1/swaps', handle: postSwap(engine, logger) },
+    { method: 'POST', path: '/v1/swaps', handle: postSwap(engine, logger, routing) },
     { method: 'GET', path: '/v1/swaps/:id', handle: getSwap(engine) },
     { method: 'GET', path: '/v1/quotes', handle: getQuotes(engine) },
   ]

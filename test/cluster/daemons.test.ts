@@ -1,0 +1,287 @@
+import { randomUUID } from 'node:crypto'
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type DaemonConfigFiles, type DaemonRun, useDaemonProcesses } from '../helpers/daemonProcess.js'
+import { expectLedgerMatchesChains } from '../helpers/ledgerAgainstChains.js'
+import { chainWithoutRouter, chainWithRouter } from '../helpers/localChains.js'
+import { exitOf } from '../helpers/processes.js'
+import { type RedisServer, startRedisServer } from '../helpers/redisServer.js'
+import { useSandboxService } from '../helpers/sandboxService.js'
+
+// Cluster mode with real processes (docs/scale-out.md): a redis-server on loopback, this file's
+// sandbox service with an API key limited to 30 requests/s, and three daemons A, B, C trading on
+// it as hard as their strategies make them, plus standbys for A and B on the same ledgers. The
+// service's own counts say how many requests it accepted and refused; the ledgers say what was
+// signed under which lease.
+
+const keyRate = 30
+const leaseTtlMs = 3_000
+const renewMs = leaseTtlMs / 4
+const token = `cluster-token-${randomUUID()}`
+const service = useSandboxService({ requestsPerSecond: keyRate })
+const daemons = useDaemonProcesses(service)
+const env = { ...process.env, STOCKROUTE_API_TOKEN: token }
+let redis: RedisServer
+
+beforeAll(async () => {
+  redis = await startRedisServer()
+})
+afterAll(async () => {
+  await redis?.stop()
+})
+
+/** Buys on both chains every second: more requests than a third of the key's budget. */
+const hardTrading = (name: string) =>
+  [
+    [chainWithRouter().chainId, 'AAPL', 0, '300'],
+    [chainWithRouter().chainId, 'TSLA', 0, '300'],
+    [chainWithoutRouter().chainId, 'AAPLs', 0, '40'],
+    [chainWithoutRouter().chainId, 'TSLA', 0, '300'],
+    [chainWithRouter().chainId, 'NVDA', 0, '200'],
+    [chainWithRouter().chainId, 'AAPLs', 0, '50'],
+    [chainWithoutRouter().chainId, 'NVDA', 0, '200'],
+    [chainWithoutRouter().chainId, 'AAPL', 0, '300'],
+  ].map(([chainId, ticker, exchange, amountIn]) => ({
+    kind: 'schedule',
+    id: `${name}-${String(ticker).toLowerCase()}`,
+    chainId,
+    ticker,
+    exchange,
+    side: 'buy',
+    amountIn,
+    cron: '* * * * * *',
+  }))
+
+const clusterSection = (nodeId: string) => ({
+  redisUrl: redis.url,
+  name: `test-${process.pid}`,
+  nodeId,
+  leaseTtlMs,
+})
+
+async function writeClusterConfig(name: string): Promise<DaemonConfigFiles> {
+  return daemons.writeConfig(name, hardTrading(name), {
+    service: { baseUrl: service().url, requestsPerSecond: keyRate },
+    api: { tokenEnv: 'STOCKROUTE_API_TOKEN' },
+    cluster: clusterSection(name),
+  })
+}
+
+/** A standby of `active`: the same wallet and the same ledger (shared storage), another node id. */
+function writeStandbyConfig(active: DaemonConfigFiles, nodeId: string): string {
+  const dir = join(daemons.folder, nodeId)
+  mkdirSync(dir, { recursive: true })
+  const config = JSON.parse(readFileSync(active.configPath, 'utf8'))
+  config.dataDir = join(active.dir, 'data')
+  config.cluster = clusterSection(nodeId)
+  writeFileSync(join(dir, 'stockroute.json'), JSON.stringify(config, null, 2))
+  cpSync(join(active.dir, '.env'), join(dir, '.env'))
+  return join(dir, 'stockroute.json')
+}
+
+const keyTally = () => {
+  const count = service().context.rateLimiter.tally().get(`key:${service().credential.apiKey}`)
+  return count ?? { accepted: 0, limited: 0 }
+}
+
+const controlUrlOf = async (run: DaemonRun) => (await run.waitFor(/^control API /)).split(' ')[2] as string
+
+/** Fencing tokens a daemon printed when it took its leases. */
+const tokensOf = async (run: DaemonRun) =>
+  (await run.waitFor(/holds the leases/))
+    .replace(/.*fencing tokens /, '')
+    .replace(/\).*/, '')
+    .split(', ')
+    .map(Number)
+
+const readLedger = <T>(path: string, read: (db: Database.Database) => T): T => {
+  const db = new Database(path, { readonly: true })
+  try {
+    return read(db)
+  } finally {
+    db.close()
+  }
+}
+
+/** Executions of the ledger confirmed since `sinceMs`. */
+const confirmedSince = (path: string, sinceMs: number) =>
+  readLedger(
+    path,
+    (db) =>
+      (
+        db
+          .prepare("SELECT count(*) AS n FROM executions WHERE state = 'confirmed' AND updated_at_ms > ?")
+          .get(sinceMs) as { n: number }
+      ).n,
+  )
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+async function postSwap(url: string, idempotencyKey: string) {
+  const response = await fetch(`${url}/v1/swaps`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'idempotency-key': idempotencyKey,
+    },
+    body: JSON.stringify({
+      chainId: chainWithRouter().chainId,
+      ticker: 'NVDA',
+      exchange: 0,
+      side: 'buy',
+      amountIn: '100',
+    }),
+  })
+  return {
+    status: response.status,
+    node: response.headers.get('x-stockroute-node'),
+    body: (await response.json()) as { executionId: number },
+  }
+}
+
+describe('three daemons on one API key, in cluster mode', { timeout: 240_000 }, () => {
+  const configs: Record<string, DaemonConfigFiles> = {}
+  const runs: Record<string, DaemonRun> = {}
+
+  it('share the key: the service refuses at most 1% of their requests and accepts at least 85% of its budget', async () => {
+    for (const name of ['A', 'B', 'C']) configs[name] = await writeClusterConfig(name)
+    for (const name of ['A', 'B', 'C'])
+      runs[name] = daemons.start((configs[name] as DaemonConfigFiles).configPath, [], env, {
+        untilFileEnds: true,
+      })
+    for (const run of Object.values(runs)) await run.waitFor(/^trading /, 60_000)
+    // Besides their strategies, swaps posted as fast as each daemon answers, four at a time.
+    const urls = await Promise.all(Object.values(runs).map(controlUrlOf))
+    let posting = true
+    const posters = urls.flatMap((url) =>
+      Array.from({ length: 4 }, async () => {
+        while (posting) await postSwap(url, `load-${randomUUID()}`).catch(() => undefined)
+      }),
+    )
+    // check-tests-ignore sleep-then-expect: the budget is a figure over a measured window (issue 36), read from the service's own counts
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    const before = keyTally()
+    const startedAt = Date.now()
+    // check-tests-ignore sleep-then-expect: the budget is a figure over a measured window (issue 36)
+    await new Promise((resolve) => setTimeout(resolve, 15_000))
+    const after = keyTally()
+    posting = false
+    await Promise.all(posters)
+    const seconds = (Date.now() - startedAt) / 1000
+    const accepted = after.accepted - before.accepted
+    const limited = after.limited - before.limited
+    expect(limited / (accepted + limited), `${limited} of ${accepted + limited} refused`).toBeLessThanOrEqual(
+      0.01,
+    )
+    const share = accepted / (keyRate * seconds)
+    expect(share, `${accepted} accepted in ${seconds} s`).toBeGreaterThanOrEqual(0.85)
+  })
+
+  it('the same idempotency key posted to two daemons at once makes one execution', async () => {
+    const [a, b] = await Promise.all([controlUrlOf(runs.A as DaemonRun), controlUrlOf(runs.B as DaemonRun)])
+    const key = `twice-${randomUUID()}`
+    const replies = await Promise.all([postSwap(a, key), postSwap(b, key)]).catch((error) => {
+      throw new Error(
+        `${error} ${error.cause}\nA: ${runs.A?.stderr()}\nB: ${runs.B?.stderr()}\nA out: ${runs.A?.lines.slice(-5).join('\n')}`,
+      )
+    })
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 202])
+    expect(replies[0]?.body.executionId).toBe(replies[1]?.body.executionId)
+    const rows = ['A', 'B', 'C'].map((name) =>
+      readLedger(
+        (configs[name] as DaemonConfigFiles).ledgerPath,
+        (db) =>
+          (
+            db.prepare('SELECT count(*) AS n FROM executions WHERE intent_id = ?').get(`api:${key}`) as {
+              n: number
+            }
+          ).n,
+      ),
+    )
+    expect(rows.reduce((sum, n) => sum + n, 0)).toBe(1)
+  })
+
+  it('a standby takes a killed daemon over within the time to live plus one renewal; the ledger then equals the chain', async () => {
+    const active = configs.A as DaemonConfigFiles
+    const standby = daemons.start(writeStandbyConfig(active, 'A2'), [], env)
+    await standby.waitFor(/^standby: .* driven by A/, 30_000)
+    ;(runs.A as DaemonRun).child.kill('SIGKILL')
+    const killedAt = Date.now()
+    await standby.waitFor(/holds the leases/, 30_000)
+    // check-tests-ignore timed-assertion: the takeover's bound is the time to live plus one renewal (issue 36); 500 ms for the process to print it
+    expect(Date.now() - killedAt).toBeLessThanOrEqual(leaseTtlMs + renewMs + 500)
+    await standby.waitFor(/^trading /, 60_000)
+    await until(() => confirmedSince(active.ledgerPath, killedAt) > 0, 20_000, 'the standby confirms a trade')
+    standby.child.kill('SIGTERM')
+    expect((await exitOf(standby.child)).code).toBe(0)
+    await expectLedgerMatchesChains(active.ledgerPath, active.account.address)
+  })
+
+  it('a frozen daemon whose wallets were taken over signs nothing after it wakes, and stops', async () => {
+    const active = configs.B as DaemonConfigFiles
+    const frozen = runs.B as DaemonRun
+    const tokens = await tokensOf(frozen)
+    const standby = daemons.start(writeStandbyConfig(active, 'B2'), [], env, { untilFileEnds: true })
+    await standby.waitFor(/^standby: .* driven by B/, 30_000)
+    frozen.child.kill('SIGSTOP')
+    const frozenAt = Date.now()
+    await standby.waitFor(/holds the leases/, 30_000)
+    await standby.waitFor(/^trading /, 60_000)
+    await until(() => confirmedSince(active.ledgerPath, frozenAt) > 0, 20_000, 'the standby confirms a trade')
+    frozen.child.kill('SIGCONT')
+    await frozen.waitFor(/lease of wallet .* lost/, 20_000)
+    await exitOf(frozen.child)
+    const signedAfterWaking = readLedger(
+      active.ledgerPath,
+      (db) =>
+        (
+          db
+            .prepare(
+              `SELECT count(*) AS n FROM transactions WHERE fence_token IN (${tokens.map(() => '?').join(', ')}) AND created_at_ms > ?`,
+            )
+            .get(...tokens, frozenAt) as { n: number }
+        ).n,
+    )
+    expect(signedAfterWaking).toBe(0)
+    runs.B2 = standby
+  })
+
+  it('Redis restarted mid-trade: no wallet is driven by two daemons, and trading resumes within 10 s', async () => {
+    const ledgers = [configs.B, configs.C].map((config) => (config as DaemonConfigFiles).ledgerPath)
+    await redis.restart({ downMs: 500 })
+    const answeredAt = Date.now()
+    for (const ledger of ledgers)
+      await until(() => confirmedSince(ledger, answeredAt) > 0, 10_000, `a trade confirmed on ${ledger}`)
+    for (const run of [runs.B2, runs.C] as DaemonRun[]) {
+      run.child.kill('SIGTERM')
+      expect((await exitOf(run.child)).code).toBe(0)
+    }
+    // One driver at a time: on each wallet, a later transaction never carries an older token.
+    for (const ledger of ledgers) {
+      const rows = readLedger(
+        ledger,
+        (db) =>
+          db.prepare('SELECT chain_id, from_address, fence_token FROM transactions ORDER BY id').all() as {
+            chain_id: number
+            from_address: string
+            fence_token: number
+          }[],
+      )
+      const newest = new Map<string, number>()
+      for (const row of rows) {
+        const wallet = `${row.chain_id}:${row.from_address}`
+        expect(row.fence_token).toBeGreaterThanOrEqual(newest.get(wallet) ?? 0)
+        newest.set(wallet, row.fence_token)
+      }
+    }
+  })
+})
