@@ -65,6 +65,12 @@ export const commandExamples: Readonly<Record<string, readonly string[]>> = {
     `stockroute events ${sbx} --kinds fill,halt --limit 20`,
     `stockroute events ${sbx} --follow --json`,
   ],
+  cluster: ['stockroute cluster status --config ./desk-a/stockroute.json'],
+  'cluster status': [
+    'stockroute cluster status --config ./desk-a/stockroute.json   # a daemon config with a cluster section',
+    'stockroute cluster status --config ./desk-a/stockroute.json --json',
+    'stockroute cluster status --config ./desk-a/stockroute.json --wide',
+  ],
   report: [
     `stockroute report summary ${sbx}`,
     `stockroute report pnl ${sbx} --since 2d --csv pnl.csv`,

@@ -104,7 +104,7 @@ describe('stockroute config check: file-level mistakes', () => {
     const run = await runStockroute(['config', 'check', '--config', path])
     expect(run.code).toBe(exitCodes.config)
     expect(run.stderr).toMatch(
-      /\n {2}\(file\): unknown field "stratgies": the fields are \$comment, service, wallet, chains, dataDir, execution, strategies, marketData, api, notifications, jobs, summaryIntervalSeconds, logLevel, shutdownGraceMs\n/,
+      /\n {2}\(file\): unknown field "stratgies": the fields are \$comment, service, wallet, chains, dataDir, execution, strategies, marketData, api, notifications, jobs, summaryIntervalSeconds, logLevel, shutdownGraceMs, cluster\n/,
     )
     const embedded = write('unknown-key-embedded', { sandbox: { embedded: true }, strategy: [] }, {})
     const embeddedRun = await runStockroute(['config', 'check', '--config', embedded])

@@ -3,9 +3,6 @@ import { configHelp } from '../defaultConfigPath.js'
 import { lazyAction } from '../lazyAction.js'
 import { wideOptionHelp } from '../options.js'
 
-// A daemon's config with a `cluster` section (the sandbox's has none).
-const desk = '--config ./desk-a/stockroute.json'
-
 /**
  * `stockroute cluster status --config FILE [--json] [--wide]`: what the cluster of the config's
  * `cluster` section (docs/scale-out.md) looks like in its Redis now: its daemons (their cards), who
@@ -22,8 +19,7 @@ export function registerClusterCommand(program: Command) {
   const cluster = program
     .command('cluster')
     .description('cluster mode on Redis: several daemons on one API key (status: who drives which wallet)')
-  addExamples(cluster, [`stockroute cluster status ${desk}`])
-  const status = cluster
+  cluster
     .command('status')
     .description(
       "the cluster's daemons, who holds each wallet's lease, and the API key's budget used this second (from its Redis)",
@@ -35,15 +31,4 @@ export function registerClusterCommand(program: Command) {
     .option('--json', 'print {nodes, leases, budget} as JSON on stdout')
     .option('--wide', wideOptionHelp)
     .action(lazyAction(() => import('./clusterStatusAction.js'), 'clusterStatus'))
-  addExamples(status, [
-    `stockroute cluster status ${desk}`,
-    `stockroute cluster status ${desk} --json`,
-    `stockroute cluster status ${desk} --wide`,
-  ])
-}
-
-// Here rather than in ../commandExamples.ts (where the other commands' are): that file was not
-// this change's to edit; the lines read the same (`Examples:`, `  $ stockroute …`).
-function addExamples(command: Command, lines: readonly string[]) {
-  command.addHelpText('after', `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}`)
 }
