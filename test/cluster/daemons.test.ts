@@ -257,10 +257,33 @@ describe('three daemons on one API key, in cluster mode', { timeout: 240_000 }, 
 
   it('Redis restarted mid-trade: no wallet is driven by two daemons, and trading resumes within 10 s', async () => {
     const ledgers = [configs.B, configs.C].map((config) => (config as DaemonConfigFiles).ledgerPath)
+    const newestToken = (path: string) =>
+      readLedger(
+        path,
+        (db) =>
+          (db.prepare('SELECT max(fence_token) AS token FROM transactions').get() as { token: number }).token,
+      )
+    const tokensBefore = ledgers.map(newestToken)
     await redis.restart({ downMs: 500 })
     const answeredAt = Date.now()
-    for (const ledger of ledgers)
-      await until(() => confirmedSince(ledger, answeredAt) > 0, 10_000, `a trade confirmed on ${ledger}`)
+    // Resumed: a transaction signed after Redis answered, under a lease taken again (a newer token).
+    for (const [index, ledger] of ledgers.entries())
+      await until(
+        () =>
+          readLedger(
+            ledger,
+            (db) =>
+              (
+                db
+                  .prepare(
+                    'SELECT count(*) AS n FROM transactions WHERE created_at_ms > ? AND fence_token > ?',
+                  )
+                  .get(answeredAt, tokensBefore[index]) as { n: number }
+              ).n > 0,
+          ),
+        10_000,
+        `a transaction signed under a new lease on ${ledger}`,
+      )
     for (const run of [runs.B2, runs.C] as DaemonRun[]) {
       run.child.kill('SIGTERM')
       expect((await exitOf(run.child)).code).toBe(0)
