@@ -4,7 +4,7 @@
 // a redis-server on loopback, two anvil chains and the sandbox service in this process with an API key
 // limited to --rate requests/s (default 30), each daemon `stockroute start` (the built CLI) with a
 // fresh funded wallet and a ledger of its own, trading as hard as it can (eight strategies buying
-// every second, and four clients posting swaps to its control API back to back). The service's own
+// every second, and four clients each posting a swap to its control API and following it to its end, back to back). The service's own
 // counts give the accepted and refused (429) requests of the key over the measured window.
 // Run: npm run bench:cluster [-- --seconds 60] [-- --rate 30] [-- --json]
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -111,7 +111,7 @@ async function runScenario(
   const posters = urls.flatMap((url) =>
     Array.from({ length: 4 }, async () => {
       while (posting)
-        await postSwap(url, world.local).catch(() => new Promise((resolve) => setTimeout(resolve, 50)))
+        await swapToTheEnd(url, world.local).catch(() => new Promise((resolve) => setTimeout(resolve, 50)))
     }),
   )
   // Warm-up: the daemons' first quotes and approvals are not what the bench measures.
@@ -223,7 +223,8 @@ async function startDaemon(
   return { child, exited, controlUrl, ledgerPath: join(dir, 'data', 'stockroute.sqlite') }
 }
 
-async function postSwap(url: string, local: LocalChains) {
+/** Posts a swap and follows it until it ends: a client waiting for its trade, not a flood of intents. */
+async function swapToTheEnd(url: string, local: LocalChains) {
   const chain = local.chains[Math.floor(Math.random() * local.chains.length)]
   const response = await fetch(`${url}/v1/swaps`, {
     method: 'POST',

@@ -125,7 +125,7 @@ async function until(check: () => boolean | Promise<boolean>, timeoutMs: number,
   }
 }
 
-async function postSwap(url: string, idempotencyKey: string) {
+async function postSwap(url: string, idempotencyKey: string, amountIn = '300') {
   const response = await fetch(`${url}/v1/swaps`, {
     method: 'POST',
     headers: {
@@ -138,13 +138,26 @@ async function postSwap(url: string, idempotencyKey: string) {
       ticker: 'NVDA',
       exchange: 0,
       side: 'buy',
-      amountIn: '100',
+      amountIn,
     }),
   })
   return {
     status: response.status,
     node: response.headers.get('x-stockroute-node'),
     body: (await response.json()) as { executionId: number },
+  }
+}
+
+/** Posts a swap and follows it until it ends (a client that waits for its trade, not a flood of intents). */
+async function swapToTheEnd(url: string) {
+  const posted = await postSwap(url, `load-${randomUUID()}`, '300')
+  for (;;) {
+    const response = await fetch(`${url}/v1/swaps/${posted.body.executionId}`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    const { state } = (await response.json()) as { state: string }
+    if (['confirmed', 'failed', 'expired', 'rejected'].includes(state)) return state
+    await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
 
@@ -159,12 +172,12 @@ describe('three daemons on one API key, in cluster mode', { timeout: 240_000 }, 
         untilFileEnds: true,
       })
     for (const run of Object.values(runs)) await run.waitFor(/^trading /, 60_000)
-    // Besides their strategies, swaps posted as fast as each daemon answers, four at a time.
+    // Besides their strategies, four swaps at a time on each daemon, each followed to its end.
     const urls = await Promise.all(Object.values(runs).map(controlUrlOf))
     let posting = true
     const posters = urls.flatMap((url) =>
       Array.from({ length: 4 }, async () => {
-        while (posting) await postSwap(url, `load-${randomUUID()}`).catch(() => undefined)
+        while (posting) await swapToTheEnd(url).catch(() => undefined)
       }),
     )
     // check-tests-ignore sleep-then-expect: the budget is a figure over a measured window (issue 36), read from the service's own counts
