@@ -111,7 +111,9 @@ async function runScenario(
   const posters = urls.flatMap((url) =>
     Array.from({ length: 4 }, async () => {
       while (posting)
-        await swapToTheEnd(url, world.local).catch(() => new Promise((resolve) => setTimeout(resolve, 50)))
+        await swapToTheEnd(url, world.local, () => posting).catch(
+          () => new Promise((resolve) => setTimeout(resolve, 50)),
+        )
     }),
   )
   // Warm-up: the daemons' first quotes and approvals are not what the bench measures.
@@ -224,7 +226,7 @@ async function startDaemon(
 }
 
 /** Posts a swap and follows it until it ends: a client waiting for its trade, not a flood of intents. */
-async function swapToTheEnd(url: string, local: LocalChains) {
+async function swapToTheEnd(url: string, local: LocalChains, going: () => boolean) {
   const chain = local.chains[Math.floor(Math.random() * local.chains.length)]
   const response = await fetch(`${url}/v1/swaps`, {
     method: 'POST',
@@ -241,7 +243,15 @@ async function swapToTheEnd(url: string, local: LocalChains) {
       amountIn: '300',
     }),
   })
-  await response.arrayBuffer()
+  const { executionId } = (await response.json()) as { executionId: number }
+  while (going()) {
+    const reply = await fetch(`${url}/v1/swaps/${executionId}`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    const { state } = (await reply.json()) as { state: string }
+    if (['confirmed', 'failed', 'expired', 'rejected'].includes(state)) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
 }
 
 function confirmedBetween(ledgerPath: string, fromMs: number, toMs: number): number {

@@ -47,6 +47,43 @@ const riskAmount = positiveDecimal(
   "natural units of the chains' assets (taken at par)",
 )
 
+const percentMessage =
+  'must be a percentage above 0 and at most 100, with at most 2 decimals, e.g. 10 for 10%'
+const percent = z
+  .number({ error: percentMessage })
+  .gt(0, percentMessage)
+  .max(100, percentMessage)
+  .refine((value) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-9, percentMessage)
+
+/**
+ * The limits that halt new entries (buys) by themselves once reached, until an operator resumes
+ * (docs/configuration.md): of all chains together at the top of `risk`, of one chain under `perChain`.
+ */
+const entryHaltFields = {
+  /** The equity the drawdown is measured against: equity = capital + realized PnL + unrealized PnL at the latest mark. */
+  capital: riskAmount.optional(),
+  /** The largest drawdown of equity from its peak, percent; needs `capital`. */
+  maxDrawdownPct: percent.optional(),
+  /** The largest loss realized per UTC day (since the last resume, when later). */
+  maxDailyRealizedLoss: riskAmount.optional(),
+}
+
+/** `maxDrawdownPct` needs the capital its equity starts from. */
+function requireCapital(
+  limits: { capital?: string | undefined; maxDrawdownPct?: number | undefined },
+  context: z.core.$RefinementCtx,
+): void {
+  if (limits.maxDrawdownPct !== undefined && limits.capital === undefined)
+    context.addIssue({
+      code: 'custom',
+      path: ['capital'],
+      message:
+        'is required with maxDrawdownPct: the equity the drawdown is measured against, in asset units at par, e.g. "10000" (equity = capital + realized PnL + unrealized PnL at the latest mark)',
+    })
+}
+
+const chainIdKey = z.string().regex(/^[1-9]\d{0,15}$/, 'must be a chain id, e.g. "31337"')
+
 /**
  * The `execution` section: how the engine trades (see {@link EngineSettings}). Every field is
  * optional; absent fields take the engine's defaults.
@@ -93,7 +130,21 @@ export const executionConfigSchema = strictSection({
     maxTradeNotional: riskAmount.optional(),
     maxDailyNotional: riskAmount.optional(),
     maxChainDailyNotional: riskAmount.optional(),
-  }).optional(),
+    ...entryHaltFields,
+    /** The entry-halt limits of single chains, by chain id: `{ "31337": { "maxDailyRealizedLoss": "500" } }`. */
+    perChain: z
+      .record(chainIdKey, strictSection(entryHaltFields).superRefine(requireCapital), {
+        error: (issue) =>
+          issue.code === 'invalid_type'
+            ? 'must be an object of chain ids, e.g. { "31337": { "maxDailyRealizedLoss": "500" } }'
+            : issue.code === 'invalid_key'
+              ? 'is not a chain id: the keys of perChain are chain ids, e.g. "31337"'
+              : undefined,
+      })
+      .optional(),
+  })
+    .superRefine(requireCapital)
+    .optional(),
   /** Sign and simulate, never broadcast; uses a ledger file of its own (default false). */
   dryRun: boolean('sign and simulate but never broadcast; default false').default(false),
   /** Executions per wallet and chain in their quote-to-signature stages at once (engine default 2). */

@@ -43,7 +43,9 @@ export const daemonSectionsShape = {
     intervalMs: wholeNumber(100, 3_600_000, 'ms').default(2_000),
     /** A price older than this is stale and never traded on, ms (default 15000). */
     staleAfterMs: wholeNumber(100, 86_400_000, 'ms').default(15_000),
-  }).default({ intervalMs: 2_000, staleAfterMs: 15_000 }),
+    /** How often the open positions are marked at the market (equity curve, drawdown limit), ms (default 60000). */
+    equityMarkIntervalMs: wholeNumber(1_000, 3_600_000, 'ms').default(60_000),
+  }).default({ intervalMs: 2_000, staleAfterMs: 15_000, equityMarkIntervalMs: 60_000 }),
   api: strictSection({
     /** Serve the swap API, /health and /metrics (default true). */
     enabled: z.boolean({ error: 'must be true or false' }).default(true),

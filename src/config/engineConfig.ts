@@ -5,7 +5,13 @@ import { defaultFxRates, type FxRates } from '@stockroute/client/domain/quotePri
 import { parsePrice } from '@stockroute/client/domain/unitStrings.js'
 import type { LocalAccount } from 'viem'
 import { parseGwei, parseUnits } from 'viem/utils'
-import type { ApprovalPolicy, EngineChainConfig, EngineSettings, RiskLimits } from '../engine/index.js'
+import type {
+  ApprovalPolicy,
+  EngineChainConfig,
+  EngineSettings,
+  EntryHaltLimits,
+  RiskLimits,
+} from '../engine/index.js'
 import { type Notional, notionalDecimals } from '../store/risk.js'
 import { type ConfigFile, type ExecutionConfig, executionConfigSchema } from './config.js'
 import type { ConfiguredWallets } from './wallets.js'
@@ -54,9 +60,33 @@ export function engineSettingsOf(config: {
       risk.maxDailyNotional = notional(execution.risk.maxDailyNotional)
     if (execution.risk.maxChainDailyNotional !== undefined)
       risk.maxChainDailyNotional = notional(execution.risk.maxChainDailyNotional)
+    Object.assign(risk, entryHaltLimitsOf(execution.risk))
+    if (execution.risk.perChain !== undefined)
+      risk.perChain = Object.fromEntries(
+        Object.entries(execution.risk.perChain).map(([chainId, limits]) => [
+          Number(chainId),
+          entryHaltLimitsOf(limits),
+        ]),
+      )
     settings.risk = risk
   }
   return settings
+}
+
+/** The limits that halt new entries, of all chains or of one (docs/configuration.md), as the engine takes them. */
+function entryHaltLimitsOf(limits: {
+  capital?: string | undefined
+  maxDrawdownPct?: number | undefined
+  maxDailyRealizedLoss?: string | undefined
+}): EntryHaltLimits {
+  const notional = (text: string) => parseUnits(text, notionalDecimals) as Notional
+  return {
+    ...(limits.capital === undefined ? {} : { capital: notional(limits.capital) }),
+    ...(limits.maxDrawdownPct === undefined ? {} : { maxDrawdownPct: limits.maxDrawdownPct }),
+    ...(limits.maxDailyRealizedLoss === undefined
+      ? {}
+      : { maxDailyRealizedLoss: notional(limits.maxDailyRealizedLoss) }),
+  }
 }
 
 function approvalPolicyOf(execution: ExecutionConfig): ApprovalPolicy {

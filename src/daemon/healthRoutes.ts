@@ -1,6 +1,7 @@
 import type { Engine } from '../engine/index.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { ExtraRoute } from './controlApi/index.js'
+import { toEntryHaltView } from './controlApi/views/killSwitchView.js'
 import type { DaemonMetrics } from './metrics.js'
 import type { Notifier } from './notifications/index.js'
 import type { TickReport } from './strategyRunner.js'
@@ -18,7 +19,8 @@ export type DaemonStatus = {
  * stopping), 503 with `status: 'storage fault'` after a storage fault of the ledger (disk full,
  * read-only file, I/O error). Without the token (or a dashboard session) that is all it says:
  * `{status}`, liveness for a probe. With it, the details: the chains (executors, wallets, nonces),
- * the kill switch and its reason, executions in flight, the last market-data tick and the last
+ * the kill switch and its reason, the entry halts the risk limits latched (`entryHalts`), executions
+ * in flight, the last market-data tick and the last
  * reconciliation, the notification sinks; after a storage fault, the fault's code, reason and
  * remedy, and nothing more read from the ledger. Metrics are Prometheus' text format.
  *
@@ -66,6 +68,8 @@ export function controlRoutes(parameters: {
             status: status.state === 'running' ? 'ok' : 'stopping',
             uptimeSeconds: Math.round((now - status.startedAt) / 1000),
             halted: killSwitch.halted ? killSwitch.reason : null,
+            // Risk limits reached: buys refused, sells still run, until a resume (docs/configuration.md).
+            entryHalts: ledger.risk.entryHalts().map(toEntryHaltView),
             chains: [...engine.chains.values()].map((chain) => ({
               chainId: chain.chainId,
               executor: chain.executorAddress,

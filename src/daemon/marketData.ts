@@ -1,7 +1,12 @@
 import { getMarketQuotes } from '@stockroute/client/api/actions/getMarketQuotes.js'
 import type { ServiceClient } from '@stockroute/client/api/createServiceClient.js'
 import type { MarketCode } from '@stockroute/client/domain/markets.js'
-import { type MarketPriceSource, serviceMarketPrice } from '../engine/index.js'
+import {
+  createMarketStatusBook,
+  type MarketPriceSource,
+  type MarketStatusSource,
+  serviceMarketPrice,
+} from '../engine/index.js'
 import { type MarketPrice, type MarketSymbol, priceKey } from '../strategy/index.js'
 
 export type MarketDataCacheParameters = {
@@ -22,6 +27,8 @@ export type MarketDataCache = {
    * (cached in turn). A stale price is never handed out.
    */
   priceSource: MarketPriceSource
+  /** The status of each stock's latest market quote (polled or fetched), for the engine's guard: buys stop unless `normal`. */
+  marketStatus: MarketStatusSource
 }
 
 export type PollResult = {
@@ -44,7 +51,8 @@ export type PollResult = {
  */
 export function createMarketDataCache(parameters: MarketDataCacheParameters): MarketDataCache {
   const { service, staleAfterMs, now = Date.now } = parameters
-  const fetchLive = serviceMarketPrice(service)
+  const statuses = createMarketStatusBook({ now })
+  const fetchLive = serviceMarketPrice(service, statuses)
   const prices = new Map<string, Omit<MarketPrice, 'stale'>>()
   const store = (market: MarketCode, symbol: string, close: MarketPrice['price'] | null) => {
     if (close === null) return false
@@ -69,8 +77,10 @@ export function createMarketDataCache(parameters: MarketDataCacheParameters): Ma
               { market, symbols: [...set] },
               signalOf(options.signal),
             )
-            for (const quote of quotes)
+            for (const quote of quotes) {
+              statuses.record(market, quote.symbol, quote.status)
               if (store(market, quote.symbol, quote.prices.close)) result.updated += 1
+            }
           } catch (error) {
             result.failed.push({ market, error: error instanceof Error ? error.message : String(error) })
           }
@@ -92,6 +102,7 @@ export function createMarketDataCache(parameters: MarketDataCacheParameters): Ma
       store(instrument.market, instrument.marketSymbol, fresh)
       return fresh
     },
+    marketStatus: statuses.latest,
   }
 }
 

@@ -1,7 +1,9 @@
+import type { FxRates } from '@stockroute/client/domain/quotePrice.js'
 import type { StrategyActivity } from '../store/index.js'
 import type { Ledger } from '../store/openLedger.js'
-import { type AnyStrategy, nextCronFireTime } from '../strategy/index.js'
+import { type AnyStrategy, type ListingView, nextCronFireTime } from '../strategy/index.js'
 import type { StrategyStatus } from './controlApi/controlPlane.js'
+import { twapStatusOf } from './twapStatus.js'
 
 /** What one evaluation of a strategy did (kept for `GET /v1/strategies`). */
 export type StrategyRun = NonNullable<StrategyStatus['lastRun']>
@@ -27,10 +29,14 @@ export type StrategyControl = {
  */
 export function createStrategyControl(parameters: {
   strategies: readonly AnyStrategy[]
-  ledger: Pick<Ledger, 'strategySwitches' | 'executions'>
+  ledger: Pick<Ledger, 'strategySwitches' | 'executions' | 'database'>
   now?: (() => number) | undefined
+  /** The chains' token lists as strategies see them (a TWAP's remainder status); undefined: not known. */
+  listings?: (() => readonly ListingView[] | undefined) | undefined
+  /** The engine's FX rates (a TWAP's average price in the market's currency when its slices recorded none). */
+  fxRates?: FxRates | undefined
 }): StrategyControl {
-  const { strategies, ledger, now = Date.now } = parameters
+  const { strategies, ledger, now = Date.now, listings, fxRates } = parameters
   const switches = new Map(ledger.strategySwitches.list().map((entry) => [entry.strategy, entry]))
   const lastRuns = new Map<string, StrategyRun>()
   const activity = () =>
@@ -49,6 +55,9 @@ export function createStrategyControl(parameters: {
         enabled && strategy.kind === 'schedule'
           ? nextCronFireTime({ expression: strategy.cron, timezone: strategy.timezone, afterMs: now() })
           : null,
+      ...(strategy.kind === 'twap'
+        ? { progress: twapStatusOf(strategy, ledger, listings?.(), now(), fxRates) }
+        : {}),
     }
   }
   return {

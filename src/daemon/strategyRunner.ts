@@ -2,10 +2,19 @@ import { toAssetAmount } from '@stockroute/client/domain/units.js'
 import { readBalance } from '../chain/erc20.js'
 import type { ChainRuntime, Engine } from '../engine/index.js'
 import type { Ledger } from '../store/openLedger.js'
-import type { AnyStrategy, CashView, MarketSymbol, PositionView, StrategyInput } from '../strategy/index.js'
+import type {
+  AnyStrategy,
+  CashView,
+  ListingView,
+  MarketSymbol,
+  PositionView,
+  StrategyInput,
+} from '../strategy/index.js'
 import type { JobLogger } from './jobs/index.js'
 import type { MarketDataCache } from './marketData.js'
+import { closedMarketsReason } from './marketHours.js'
 import type { StrategyControl } from './strategyControl.js'
+import { evaluateStrategy } from './strategyMemory.js'
 
 /** What one tick did. */
 export type TickReport = {
@@ -25,6 +34,8 @@ export type StrategyRunnerParameters = {
   marketData: MarketDataCache
   /** Lot size of a token, `chainId:address` → whole shares (from the token lists); 1 when unknown. */
   lotSizes: () => ReadonlyMap<string, bigint>
+  /** The chains' token lists as the strategies see them (`StrategyInput.listings`); undefined: not known. */
+  listings?: (() => readonly ListingView[] | undefined) | undefined
   /** Aborts the executions it submits (daemon shutdown). */
   signal: AbortSignal
   logger?: JobLogger | undefined
@@ -51,6 +62,7 @@ export function createStrategyRunner(parameters: StrategyRunnerParameters): () =
     ledger,
     marketData,
     lotSizes,
+    listings,
     signal,
     logger,
     control,
@@ -70,6 +82,7 @@ export function createStrategyRunner(parameters: StrategyRunnerParameters): () =
       prices,
       positions: positionsOf(ledger, lotSizes()),
       cash: await cashOf([...engine.chains.values()]),
+      listings: listings?.(),
     }
     sinceMs = atMs
     const report: TickReport = {
@@ -86,9 +99,23 @@ export function createStrategyRunner(parameters: StrategyRunnerParameters): () =
     for (const strategy of strategies) {
       // Turned off: not evaluated at all, so turning it on again does not fire what it missed.
       if (control && !control.isEnabled(strategy.id)) continue
+      // marketHours "open-only": not evaluated while one of its exchanges is closed (what it would
+      // have fired then is not traded later), the reason kept as its last run's `skipped`.
+      const closedMarkets = closedMarketsReason(strategy, atMs)
+      if (closedMarkets !== undefined) {
+        logger?.debug({ strategy: strategy.id, reason: closedMarkets }, 'strategy skipped: market closed')
+        control?.recordRun(strategy.id, {
+          atMs,
+          submitted: 0,
+          refused: 0,
+          error: null,
+          skipped: closedMarkets,
+        })
+        continue
+      }
       let intents: ReturnType<AnyStrategy['evaluate']>
       try {
-        intents = strategy.evaluate(input)
+        intents = await evaluateStrategy(strategy, input, ledger)
       } catch (error) {
         logger?.error({ strategy: strategy.id, error: String(error) }, 'strategy failed; skipped this tick')
         control?.recordRun(strategy.id, { atMs, submitted: 0, refused: 0, error: String(error) })

@@ -2,6 +2,7 @@ import type { Price } from '@stockroute/client/domain/units.js'
 import type { Hex } from 'viem'
 import type { ExecutionEvent, ExecutionRecord } from '../store/executions.js'
 import type { TransactionKind } from '../store/transactions.js'
+import type { MarketStatusSource } from './marketStatus.js'
 import type { EngineSettings } from './settings.js'
 import type {
   ExecutionControls,
@@ -88,6 +89,11 @@ export type EngineContext = {
   settings: EngineSettings
   resolveInstrument: InstrumentResolver
   marketPrice: MarketPriceSource
+  /**
+   * The latest market quote status of an instrument (written by the market-price source): a buy is
+   * refused while it is not `normal` (guard rule `market-status`). Absent: statuses are not known.
+   */
+  marketStatus?: MarketStatusSource | undefined
   /** Unix milliseconds; every time decision uses it. */
   now: () => number
   hooks: EngineHooks

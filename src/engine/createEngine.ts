@@ -14,6 +14,7 @@ import { createExecutionTracker, type ExecutionOutcome, type FollowedExecution }
 import { checkIntent, type SwapIntent } from './intent.js'
 import { logManagerEvent } from './logManagerEvent.js'
 import { cachedMarketPrice, serviceMarketPrice } from './marketPrice.js'
+import { createMarketStatusBook, type MarketStatusSource } from './marketStatus.js'
 import { previewIntent, type QuotePreview } from './previewIntent.js'
 import { createQuoteAdmission } from './quoteAdmission.js'
 import { createQuoteWindows } from './quoteWindows.js'
@@ -38,6 +39,12 @@ export type CreateEngineParameters = {
   settings?: Partial<EngineSettings> | undefined
   /** Default: the service's market quote (`close`) of the instrument's stock, cached `marketPriceMaxAgeMs`. */
   marketPrice?: MarketPriceSource | undefined
+  /**
+   * The latest market quote status of an instrument, beside a caller's `marketPrice` (the daemon's
+   * cache gives both); a buy is refused while it is not `normal`. Default: the statuses of the
+   * engine's own market quotes, or none when `marketPrice` is given without it.
+   */
+  marketStatus?: MarketStatusSource | undefined
   /** Unix milliseconds; default `Date.now`. */
   now?: (() => number) | undefined
   hooks?: EngineHooks | undefined
@@ -264,6 +271,8 @@ function managerFactory(
 /** The context every part of the engine is built over. */
 function engineContextOf(parameters: CreateEngineParameters, settings: EngineSettings): EngineContext {
   const { ledger, service } = parameters
+  // The engine's own price source writes each quote's status here; a caller's source, its own.
+  const statuses = createMarketStatusBook()
   return {
     ledger,
     service,
@@ -273,7 +282,9 @@ function engineContextOf(parameters: CreateEngineParameters, settings: EngineSet
     // cached for marketPriceMaxAgeMs, so the deviation guard does not cost a request per execution.
     marketPrice:
       parameters.marketPrice ??
-      cachedMarketPrice(serviceMarketPrice(service), { maxAgeMs: settings.marketPriceMaxAgeMs }),
+      cachedMarketPrice(serviceMarketPrice(service, statuses), { maxAgeMs: settings.marketPriceMaxAgeMs }),
+    marketStatus:
+      parameters.marketStatus ?? (parameters.marketPrice === undefined ? statuses.latest : undefined),
     now: parameters.now ?? Date.now,
     hooks: parameters.hooks ?? {},
     logger: parameters.logger,

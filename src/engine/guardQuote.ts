@@ -2,6 +2,8 @@ import type { GetRouterQuoteReturnType } from '@stockroute/client/api/actions/ge
 import { toSignedQuoteStruct } from '@stockroute/client/api/quoteStruct.js'
 import { DomainRuleError } from '@stockroute/client/domain/domainRuleError.js'
 import { marketCurrencies } from '@stockroute/client/domain/marketRules.js'
+import { closedMarketPriceNote } from '@stockroute/client/domain/marketSessions.js'
+import { exchangeNames } from '@stockroute/client/domain/markets.js'
 import { assertOrderQuantity } from '@stockroute/client/domain/quantityRules.js'
 import {
   deviationBps,
@@ -37,6 +39,8 @@ export type GuardRule =
   | 'limit-price'
   /** The effective price is too far from the market price. */
   | 'price-deviation'
+  /** A buy while the instrument's latest market quote status is not `normal` (halted, suspended…). */
+  | 'market-status'
 
 /** The guard's verdict on one quote. */
 export type GuardVerdict =
@@ -50,6 +54,8 @@ export type GuardVerdict =
       marketPrice: AssetAmount
       /** Basis points between the two. */
       deviationBps: bigint
+      /** Set when the market price was read while its exchange was closed: `price from a closed market (HKEX closed: lunch break)`. */
+      marketNote?: string
     }
   | {
       ok: false
@@ -66,6 +72,10 @@ export type GuardQuoteParameters = {
   reply: GetRouterQuoteReturnType
   /** The latest market price (market currency per share). */
   marketPrice: Price
+  /** When it was read (Unix ms; default now): a price read while its exchange was closed is noted so. */
+  marketPriceAtMs?: number | undefined
+  /** The status of the instrument's latest market quote, when known: a buy is refused unless `normal`. */
+  marketStatus?: string | undefined
   settings: Pick<EngineSettings, 'fxRates' | 'maxPriceDeviationBps' | 'extraSpenders'>
   /** The chain's inclusion time plus the margin, ms. */
   minValidityMs: number
@@ -88,6 +98,13 @@ export async function guardQuote(parameters: GuardQuoteParameters): Promise<Guar
   const { quote } = reply
   const mismatch = requestMismatch(intent, instrument, chain, reply)
   if (mismatch) return mismatch
+  const { marketStatus } = parameters
+  if (intent.side === 'buy' && marketStatus !== undefined && marketStatus !== 'normal')
+    return reject(
+      'market-status',
+      `market quote status ${JSON.stringify(marketStatus)} for ${instrument.marketSymbol} on ${exchangeNames[instrument.exchange]}: no new entries`,
+      { status: marketStatus, symbol: instrument.marketSymbol, market: instrument.market },
+    )
 
   const signed = await verifyRouterQuote({
     quote: toSignedQuoteStruct(quote),
@@ -278,12 +295,19 @@ function checkPrices(
     assetDecimals: decimals,
     direction: 'down',
   })
+  // A price read while its exchange was closed (lunch, night, holiday) is the last one traded.
+  const marketNote = closedMarketPriceNote(
+    instrument.exchange,
+    parameters.marketPriceAtMs ?? parameters.now(),
+  )
+  const noted = marketNote === undefined ? {} : { marketNote }
   if (market <= 0n)
     return reject(
       'price-deviation',
       `the market price ${formatPrice(marketPrice)} ${marketCurrencies[instrument.market]} converts to nothing in ${messageAssetOf(chain).symbol}`,
       {
         marketPrice: marketPrice.toString(),
+        ...noted,
       },
     )
   const deviation = deviationBps(effectivePrice, market)
@@ -303,9 +327,10 @@ function checkPrices(
         effectivePrice: effectivePrice.toString(),
         marketPrice: market.toString(),
         deviationBps: deviation.toString(),
+        ...noted,
       },
     )
-  return { ok: true, effectivePrice, marketPrice: market, deviationBps: deviation }
+  return { ok: true, effectivePrice, marketPrice: market, deviationBps: deviation, ...noted }
 }
 
 function messageAssetOf(chain: GuardChain) {

@@ -3,22 +3,28 @@ import type { ServiceClient } from '@stockroute/client/api/createServiceClient.j
 import type { Price } from '@stockroute/client/domain/units.js'
 import type { MarketPriceSource } from './context.js'
 import { EngineError } from './errors.js'
+import type { MarketStatusBook } from './marketStatus.js'
 import type { Instrument } from './types.js'
 
 /**
  * Market prices from the service's market quote: the `close` (last) price of the instrument's stock,
- * asked each time.
+ * asked each time. With `statuses`, each quote's `status` is written there too (the guard refuses
+ * buys while it is not `normal`).
  *
  * @example
  * const price = await serviceMarketPrice(service)(instrument, {})
  */
-export function serviceMarketPrice(service: ServiceClient): MarketPriceSource {
+export function serviceMarketPrice(
+  service: ServiceClient,
+  statuses?: Pick<MarketStatusBook, 'record'>,
+): MarketPriceSource {
   return async (instrument, { signal }) => {
     const quote = await getMarketQuote(
       service,
       { symbol: instrument.marketSymbol, market: instrument.market },
       signal ? { signal } : {},
     )
+    statuses?.record(instrument.market, instrument.marketSymbol, quote.status)
     if (quote.prices.close === null)
       throw new EngineError({
         code: 'INVALID_INTENT',

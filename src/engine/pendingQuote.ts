@@ -1,6 +1,7 @@
 import type { ExecutionRecord } from '../store/executions.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext } from './context.js'
+import { entryHaltProblem } from './entryHalts.js'
 import { ExecutionStop } from './errors.js'
 import type { PendingQuote } from './types.js'
 
@@ -45,8 +46,13 @@ export function writePendingQuote(
   })
 }
 
-/** What the risk limits say of the pending quote's notional now, if they refuse it. */
+/**
+ * What the risk limits say of the pending quote now, if they refuse it: an entry halt in force (a
+ * buy only: sells are exits and still run), then the notional limits.
+ */
 export function riskProblemOf(context: EngineContext, pending: PendingQuote): string | undefined {
+  const halted = entryHaltProblem(context.ledger, pending.chainId, pending.from.side)
+  if (halted) return halted
   return checkRiskLimits(
     context.ledger,
     context.settings.risk,

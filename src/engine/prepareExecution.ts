@@ -126,6 +126,8 @@ export async function prepareExecution(
     chain,
     reply,
     marketPrice,
+    marketPriceAtMs: arrival.priceReadAt,
+    marketStatus: context.marketStatus?.(instrument)?.status,
     settings: context.settings,
     minValidityMs: minimumValidity(context, chain, context.now()),
     now: context.now,

@@ -7,6 +7,7 @@ import { minimumValidity } from './chainRuntime.js'
 import { pickWallet } from './chainWallet.js'
 import { checkRiskLimits } from './checkRiskLimits.js'
 import type { EngineContext } from './context.js'
+import { entryHaltProblem } from './entryHalts.js'
 import { type GuardVerdict, guardQuote } from './guardQuote.js'
 import { checkIntent, type SwapIntent } from './intent.js'
 import { type ApprovalPlan, planApprovals } from './planApprovals.js'
@@ -18,7 +19,7 @@ export type QuotePreview = {
   instrument: Instrument
   reply: GetRouterQuoteReturnType
   verdict: GuardVerdict
-  /** The risk limit the trade would break, if any. */
+  /** The risk limit the trade would break, if any (an entry halt in force refuses a buy). */
   riskProblem: string | undefined
   /** The kill switch's reason when trading is halted. */
   halted: string | undefined
@@ -55,6 +56,7 @@ export async function previewIntent(
     chain,
     reply,
     marketPrice,
+    marketStatus: context.marketStatus?.(instrument)?.status,
     settings,
     minValidityMs,
     now: context.now,
@@ -70,14 +72,16 @@ export async function previewIntent(
     instrument,
     reply,
     verdict,
-    riskProblem: checkRiskLimits(
-      ledger,
-      settings.risk,
-      chain.chainId,
-      toNotional(notional, chain.asset.decimals),
-      context.now(),
-      chain.asset.symbol,
-    ),
+    riskProblem:
+      entryHaltProblem(ledger, chain.chainId, intent.side) ??
+      checkRiskLimits(
+        ledger,
+        settings.risk,
+        chain.chainId,
+        toNotional(notional, chain.asset.decimals),
+        context.now(),
+        chain.asset.symbol,
+      ),
     halted: killSwitch.halted ? killSwitch.reason : undefined,
     approvals,
     minValidityMs,

@@ -22,6 +22,27 @@ export type RiskLimits = {
   maxDailyNotional?: Notional | undefined
   /** One chain, per UTC day. */
   maxChainDailyNotional?: Notional | undefined
+} & EntryHaltLimits & {
+    /** The entry-halt limits of single chains (by chain id, in the chain's asset at par). */
+    perChain?: Readonly<Record<number, EntryHaltLimits>> | undefined
+  }
+
+/**
+ * Limits that halt new entries (buys) once reached, by themselves, until an operator resumes; sells
+ * (exits) still run. Evaluated after each fill and each equity mark (entryHalts.ts, docs/configuration.md).
+ * At the top of {@link RiskLimits}: all chains together (in USD, each chain's asset at par); under
+ * `perChain`: one chain.
+ */
+export type EntryHaltLimits = {
+  /**
+   * The equity the drawdown is measured against: equity = capital + the positions' realized PnL +
+   * their unrealized PnL at the latest equity mark. Required with `maxDrawdownPct`.
+   */
+  capital?: Notional | undefined
+  /** The largest drawdown of equity from its peak, percent (10 is 10%). */
+  maxDrawdownPct?: number | undefined
+  /** The largest loss realized per UTC day (since the last resume when later), asset units at par. */
+  maxDailyRealizedLoss?: Notional | undefined
 }
 
 /** Everything the engine decides by configuration rather than by code. */

@@ -16,6 +16,7 @@ import type { TransactionRecord } from '../store/transactions.js'
 import { failpoint } from '../transactions/failpoints.js'
 import { findWallet, walletOf } from './chainWallet.js'
 import type { EngineContext } from './context.js'
+import { checkDailyRealizedLoss, hasEntryHaltLimits } from './entryHalts.js'
 import { announceTransition } from './moveExecution.js'
 import { fillOf, readStoredQuote } from './storedQuote.js'
 import type { ChainRuntime, SettlementWaiters } from './types.js'
@@ -175,6 +176,32 @@ function afterCommit(
   for (const executionId of settled.executionIds) waiters.wake(executionId)
   for (const allowance of settled.revocations)
     void revokeOpenAllowance(context, chains.of(allowance.chainId), allowance)
+  if (settled.count > 0) checkRealizedLossAfterFills(context, chains)
+}
+
+/**
+ * The day's realized-loss limits after fills were written (docs/configuration.md): a loss that reaches one
+ * halts new entries. Reads only the fills recorded since its last call. The drawdown is the equity
+ * marks' rule (the daemon marks right after fills). A failure is logged: the fills stay written.
+ */
+function checkRealizedLossAfterFills(
+  context: EngineContext,
+  chains: { of: (chainId: number) => ChainRuntime },
+): void {
+  if (!hasEntryHaltLimits(context.settings.risk, 'maxDailyRealizedLoss')) return
+  try {
+    const symbolOf = (chainId: number) => {
+      try {
+        return chains.of(chainId).asset.symbol
+      } catch {
+        return undefined
+      }
+    }
+    for (const halt of checkDailyRealizedLoss(context.ledger, context.settings.risk, context.now(), symbolOf))
+      context.logger?.warn({ chainId: halt.chainId, rule: halt.rule }, `new entries halted: ${halt.reason}`)
+  } catch (error) {
+    context.logger?.error({ error: String(error) }, 'could not check the realized-loss limits after fills')
+  }
 }
 
 /** One outcome's consequences, inside the settlement loop's ledger transaction. */

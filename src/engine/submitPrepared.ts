@@ -7,6 +7,7 @@ import { claimSigning } from './cancelExecution.js'
 import { minimumValidity } from './chainRuntime.js'
 import type { EngineContext } from './context.js'
 import { dryRunReason } from './dryRunRecord.js'
+import { entryHaltProblem } from './entryHalts.js'
 import { ExecutionStop } from './errors.js'
 import { givenAmountText } from './givenAmount.js'
 import { announceTransitions, moveExecution } from './moveExecution.js'
@@ -91,7 +92,7 @@ async function signAndSend(
     const bundle = await turn.sign(requests, { executionId: execution.id })
     // From the checks to the commit nothing awaits: the promise is about now. The signature above is
     // dropped with the turn when one throws: nothing is stored or sent.
-    assertNotHalted(context)
+    assertNotHalted(context, execution)
     const shortfall = validityShortfall(context, chain, reply)
     if (shortfall !== undefined)
       return requoteOrExpire(context, options.attempt, {
@@ -334,7 +335,7 @@ async function sendApprovals(
       approveRequest(context, approval),
     )
     const bundle = await turn.sign(approvals, { executionId: execution.id })
-    assertNotHalted(context)
+    assertNotHalted(context, execution)
     claimSigning(context, execution.id, signal)
     turn.store(bundle)
     sent = turn.send(bundle)
@@ -417,13 +418,20 @@ function dryRunEnd(
 
 /**
  * The kill switch, read in the wallet's turn right before the signed transactions are stored: a
- * halt stops the execution with nothing stored or sent (the turn drops what it signed).
+ * halt stops the execution with nothing stored or sent (the turn drops what it signed). Given the
+ * execution, an entry halt (a risk limit reached: docs/configuration.md) stops a buy the same way; a sell
+ * (an exit) goes on.
  */
-export function assertNotHalted(context: EngineContext): void {
+export function assertNotHalted(
+  context: EngineContext,
+  execution?: Pick<ExecutionRecord, 'chainId' | 'side'>,
+): void {
   const killSwitch = context.ledger.risk.killSwitch()
   if (killSwitch.halted)
     throw new ExecutionStop(
       'rejected',
       `kill switch: trading is halted (${killSwitch.reason}); nothing was signed. Run stockroute resume to trade again.`,
     )
+  const entryHalt = execution && entryHaltProblem(context.ledger, execution.chainId, execution.side)
+  if (entryHalt) throw new ExecutionStop('rejected', `risk limit: ${entryHalt}`)
 }

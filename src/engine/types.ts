@@ -46,7 +46,17 @@ export type ExecutionStore = Pick<Ledger, 'path' | 'storageFault' | 'atomically'
     'recordOpenAllowance' | 'listOpenAllowances' | 'closeOpenAllowances'
   >
   readonly checkpoints: Pick<Ledger['checkpoints'], 'getCheckpoint' | 'advanceCheckpoint'>
-  readonly risk: Pick<Ledger['risk'], 'notionalSince' | 'killSwitch'>
+  readonly risk: Pick<
+    Ledger['risk'],
+    // The entry halts: read before a buy is quoted and signed, latched by the realized-loss rule after fills.
+    | 'notionalSince'
+    | 'killSwitch'
+    | 'entryHaltFor'
+    | 'entryHalts'
+    | 'haltEntries'
+    | 'realizedSince'
+    | 'lastResumeMs'
+  >
 }
 
 /**

@@ -14,6 +14,13 @@ import { type Report, type ReportContext, type ReportFilter, type ReportName, re
 
 export { reportKinds, runReportAcrossLedgers } from './acrossLedgers.js'
 export { nameAssets } from './nameAssets.js'
+export {
+  collectTwapProgress,
+  mergeTwapProgress,
+  type TwapFigures,
+  type TwapProgressSums,
+  twapFigures,
+} from './queries/twapProgress.js'
 export { renderReportCsv, renderTableCsv } from './render/csv.js'
 export { csvTargetsOf } from './render/csvTargets.js'
 export { renderReportHtml, renderReportPage } from './render/html.js'

@@ -99,6 +99,11 @@ export type ReportContext = {
    * (the config's `execution.fxRates`); absent: the engine's defaults. Used by the fills report.
    */
   fxRates?: FxRates | undefined
+  /**
+   * The size of each configured TWAP, strategy id → shares in ShareToken base units (1e18 per
+   * share), for the strategies report's remaining shares; absent: not known (left empty).
+   */
+  twapOrders?: ReadonlyMap<string, bigint> | undefined
 }
 
 /**

@@ -1,6 +1,9 @@
 import type { RepositoryContext } from './context.js'
 
-/** What an event tells. Execution transitions, fills, their reversals, halts and resumes are written by triggers. */
+/**
+ * What an event tells. Execution transitions, fills, their reversals, halts, resumes and entry halts
+ * (a risk limit reached: buys refused until a resume) are written by triggers.
+ */
 export const ledgerEventKinds = [
   'execution',
   'fill',
@@ -10,6 +13,7 @@ export const ledgerEventKinds = [
   'discrepancy',
   'recovery',
   'daily_summary',
+  'entry_halt',
 ] as const
 export type LedgerEventKind = (typeof ledgerEventKinds)[number]
 

@@ -4,6 +4,13 @@ export * from './allowances.js'
 export * from './chainAssets.js'
 export * from './checkpoints.js'
 export { LedgerInputError, type LedgerInputErrorCode } from './codec.js'
+export {
+  type EntryHalt,
+  type EntryHaltRule,
+  type EntryHaltsRepository,
+  type EquityPeak,
+  signedNotional,
+} from './entryHalts.js'
 export * from './equityMarks.js'
 export * from './events.js'
 export * from './executions.js'
@@ -38,6 +45,7 @@ export {
 export type { PositionRename, RenamePositionResult } from './positionRenames.js'
 export type { PositionRenameRecord } from './positionRows.js'
 export type { AppliedReference, PositionsRepository } from './positions.js'
+export * from './protectiveState.js'
 export * from './risk.js'
 export * from './storageFault.js'
 export * from './strategySwitches.js'

@@ -6,6 +6,8 @@ import { reportFigures } from './migration7.js'
 import { oneCreatedIndex } from './migration8.js'
 import { transactionOutcomes } from './migration9.js'
 import { walletFences } from './migration10.js'
+import { protectiveExits } from './migration11.js'
+import { entryHalts } from './migration12.js'
 
 // CHECK fragments. Amounts are decimal TEXT (uint256 does not fit in INTEGER): canonical digits,
 // no sign, no leading zero; signed columns allow one leading '-'.
@@ -380,6 +382,8 @@ CREATE TABLE ledger_owner (
   oneCreatedIndex,
   transactionOutcomes,
   walletFences,
+  protectiveExits,
+  entryHalts,
 ]
 
 /** The schema version this build writes: the last migration's number. */

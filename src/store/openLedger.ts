@@ -30,6 +30,7 @@ import {
 } from './notificationOutbox.js'
 import { makeOwnerOnlyFile, makeOwnerOnlyFolder, tightenToOwnerOnly } from './ownerOnlyFiles.js'
 import { createPositionsRepository, type PositionsRepository } from './positions.js'
+import { createProtectiveStateRepository, type ProtectiveStateRepository } from './protectiveState.js'
 import { createRiskRepository, type RiskRepository } from './risk.js'
 import { assertStockrouteFile, checkReadonlyVersion, migrate } from './schemaVersion.js'
 import { createStorageFaultMonitor, observeErrors, type StorageFault } from './storageFault.js'
@@ -132,6 +133,8 @@ export type Ledger = {
   readonly strategySwitches: StrategySwitchesRepository
   /** Cluster mode: the newest lease that took each wallet over (docs/scale-out.md). */
   readonly walletFences: WalletFencesRepository
+  /** What `protect` strategies remember: epochs, trailing high-water marks, exits that fired (migration 11). */
+  readonly protectiveState: ProtectiveStateRepository
   /** The chains' payment assets (symbols for reports). */
   readonly chainAssets: ChainAssetsRepository
   /** The open positions valued at the market over time (the dashboard's equity curve). */
@@ -381,6 +384,7 @@ type LedgerRepositories = Pick<
   | 'events'
   | 'strategySwitches'
   | 'walletFences'
+  | 'protectiveState'
   | 'chainAssets'
   | 'equityMarks'
   | 'notifications'
@@ -406,6 +410,7 @@ function repositoriesOver(
     events: watched(createEventsRepository(context)),
     strategySwitches: watched(createStrategySwitchesRepository(context)),
     walletFences: watched(createWalletFencesRepository(context)),
+    protectiveState: watched(createProtectiveStateRepository(context)),
     chainAssets: watched(createChainAssetsRepository(context)),
     equityMarks: watched(createEquityMarksRepository(context)),
     notifications: watched(createNotificationOutboxRepository(context)),

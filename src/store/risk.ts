@@ -1,5 +1,6 @@
 import { safeInteger, textToUint } from './codec.js'
 import type { RepositoryContext } from './context.js'
+import { createEntryHaltsRepository, type EntryHaltsRepository } from './entryHalts.js'
 
 /**
  * An asset amount scaled to 18 decimals, so that amounts of chains whose assets have 6 and 18
@@ -41,8 +42,11 @@ export type KillSwitchState =
   | { halted: false; reason: string | null; changedAtMs: number | null }
   | { halted: true; reason: string; changedAtMs: number }
 
-/** The risk repository: notional for limits, and the kill switch checked before every signature. */
-export type RiskRepository = {
+/**
+ * The risk repository: notional for limits, the kill switch checked before every signature, and the
+ * entry halts the risk limits latch by themselves (entryHalts.ts), which a resume clears too.
+ */
+export type RiskRepository = EntryHaltsRepository & {
   /**
    * Notional filled since `sinceMs` (by the ledger clock's record time, not block time: chain
    * clocks of local chains may be moved) plus what is in flight now, on one chain or all.
@@ -62,7 +66,8 @@ export type RiskRepository = {
    */
   halt(reason: string): KillSwitchState
   /**
-   * Releases the kill switch.
+   * Releases the kill switch, and the entry halts with it (the drawdown's peaks start again at the
+   * next observation): resuming is the operator's one act for every halt.
    *
    * @example
    * ledger.risk.resume('operator: stockroute resume')
@@ -87,6 +92,7 @@ type KillSwitchRow = { halted: number; reason: string | null; changed_at_ms: num
 
 /** Builds the risk repository over an open database (see `openLedger`). */
 export function createRiskRepository({ db, now }: RepositoryContext): RiskRepository {
+  const { clear: clearEntryHalts, ...entryHalts } = createEntryHaltsRepository({ db, now })
   const selectFills = db.prepare<
     [number | null, number | null, number],
     { amount: string; asset_decimals: number }
@@ -135,6 +141,7 @@ export function createRiskRepository({ db, now }: RepositoryContext): RiskReposi
     const at = now()
     insertSwitchEvent.run('resume', reason, at)
     setSwitch.run(0, reason, at)
+    clearEntryHalts()
     return read()
   })
 
@@ -153,5 +160,6 @@ export function createRiskRepository({ db, now }: RepositoryContext): RiskReposi
     resume: (reason = 'resumed') => resume.immediate(reason),
     isHalted: () => read().halted,
     killSwitch: read,
+    ...entryHalts,
   }
 }

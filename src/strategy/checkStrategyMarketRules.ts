@@ -80,6 +80,31 @@ export async function checkStrategyMarketRules(
             })
         }),
       )
+    if (strategy.kind === 'twap')
+      return [
+        withRules(at, strategy, (rules, symbol, market) => {
+          const lotSize =
+            strategy.lotSize === undefined ? marketDefaults[market].lotSize : BigInt(strategy.lotSize)
+          if (lotSize !== rules.lotSize)
+            report.problems.push({
+              path: `${at}.lotSize`,
+              message: `is ${lotSize ?? 'absent'}, but the ${marketNames[market]} board lot of ${symbol} is ${rules.lotSize}: set it to ${rules.lotSize} (every slice is whole lots)`,
+            })
+          const { limitPrice, spreadTableCode } = strategy
+          if (limitPrice !== undefined)
+            checkLimitTick(report, { limitPrice, spreadTableCode }, at, rules, symbol, market)
+        }),
+      ]
+    if (strategy.kind === 'protect')
+      return [
+        withRules(at, strategy, (rules, symbol, market) => {
+          if (strategy.lotSize !== undefined && BigInt(strategy.lotSize) !== rules.lotSize)
+            report.problems.push({
+              path: `${at}.lotSize`,
+              message: `is ${strategy.lotSize}, but the ${marketNames[market]} board lot of ${symbol} is ${rules.lotSize}: set it to ${rules.lotSize} (exits sell whole lots)`,
+            })
+        }),
+      ]
     return [
       withRules(at, strategy, (rules, symbol, market) => {
         const { tokenKind } = instrumentOf(strategy)
@@ -95,38 +120,12 @@ export async function checkStrategyMarketRules(
             })
           }
         }
-        if (strategy.kind === 'limit') checkLimitTick(strategy, at, rules, symbol, market)
+        if (strategy.kind === 'limit') checkLimitTick(report, strategy, at, rules, symbol, market)
       }),
     ]
   })
   await Promise.all(checks)
   return report
-
-  function checkLimitTick(
-    strategy: Extract<ParsedStrategyConfig, { kind: 'limit' }>,
-    at: string,
-    rules: TickerRules,
-    symbol: string,
-    market: MarketCode,
-  ) {
-    const configured = strategy.spreadTableCode ?? marketDefaults[market].spreadTableCode
-    if (market !== 'usex' && configured !== rules.spreadTableCode) {
-      report.problems.push({
-        path: `${at}.spreadTableCode`,
-        message: `${strategy.spreadTableCode === undefined ? `is absent (the ${marketNames[market]} default ${JSON.stringify(configured)})` : `is ${JSON.stringify(configured)}`}, but ${symbol}'s spread_table_code is ${JSON.stringify(rules.spreadTableCode)}: set it to ${JSON.stringify(rules.spreadTableCode)}`,
-      })
-      try {
-        assertOnTick({
-          market,
-          spreadTableCode: rules.spreadTableCode,
-          price: parsePrice(strategy.limitPrice),
-        })
-      } catch (error) {
-        if (!(error instanceof DomainRuleError)) throw error
-        report.problems.push({ path: `${at}.limitPrice`, message: error.shortMessage })
-      }
-    }
-  }
 
   /** Runs `check` with the ticker's rules; a ticker not listed is a problem, a failed lookup leaves it unchecked. */
   async function withRules(
@@ -152,5 +151,33 @@ export async function checkStrategyMarketRules(
     }
     report.checked += 1
     check(rules, symbol, market)
+  }
+}
+
+/** A limit price's spread table and tick grid against the ticker's own (HK and KR; US has one grid). */
+function checkLimitTick(
+  report: StrategyRulesReport,
+  strategy: { limitPrice: string; spreadTableCode?: string | undefined },
+  at: string,
+  rules: TickerRules,
+  symbol: string,
+  market: MarketCode,
+) {
+  const configured = strategy.spreadTableCode ?? marketDefaults[market].spreadTableCode
+  if (market !== 'usex' && configured !== rules.spreadTableCode) {
+    report.problems.push({
+      path: `${at}.spreadTableCode`,
+      message: `${strategy.spreadTableCode === undefined ? `is absent (the ${marketNames[market]} default ${JSON.stringify(configured)})` : `is ${JSON.stringify(configured)}`}, but ${symbol}'s spread_table_code is ${JSON.stringify(rules.spreadTableCode)}: set it to ${JSON.stringify(rules.spreadTableCode)}`,
+    })
+    try {
+      assertOnTick({
+        market,
+        spreadTableCode: rules.spreadTableCode,
+        price: parsePrice(strategy.limitPrice),
+      })
+    } catch (error) {
+      if (!(error instanceof DomainRuleError)) throw error
+      report.problems.push({ path: `${at}.limitPrice`, message: error.shortMessage })
+    }
   }
 }

@@ -1,11 +1,18 @@
 import { type StrategyConfig, strategyConfigSchema } from './config.js'
 import { createLimitStrategy, type LimitStrategy } from './limit.js'
 import { parseStrategyConfig } from './parseStrategyConfig.js'
+import { createProtectStrategy, type ProtectStrategy } from './protect.js'
 import { createRebalanceStrategy, type RebalanceStrategy } from './rebalance.js'
 import { createScheduleStrategy, type ScheduleStrategy } from './schedule.js'
+import { createTwapStrategy, type TwapStrategy } from './twap.js'
 
 /** Any strategy {@link createStrategy} can build. */
-export type AnyStrategy = LimitStrategy | ScheduleStrategy | RebalanceStrategy
+export type AnyStrategy =
+  | LimitStrategy
+  | ScheduleStrategy
+  | RebalanceStrategy
+  | TwapStrategy
+  | ProtectStrategy
 
 /**
  * Builds the strategy a configuration entry describes, chosen by `kind` (`limit`, `schedule`,
@@ -26,5 +33,9 @@ export function createStrategy(config: StrategyConfig | unknown): AnyStrategy {
       return createScheduleStrategy(parsed)
     case 'rebalance':
       return createRebalanceStrategy(parsed)
+    case 'twap':
+      return createTwapStrategy(parsed)
+    case 'protect':
+      return createProtectStrategy(parsed)
   }
 }

@@ -4,6 +4,8 @@
 export {
   type LimitStrategyConfig,
   limitStrategyConfigSchema,
+  type ProtectStrategyConfig,
+  protectStrategyConfigSchema,
   type RebalanceStrategyConfig,
   type RebalanceTargetConfig,
   rebalanceStrategyConfigSchema,
@@ -11,6 +13,8 @@ export {
   type StrategyConfig,
   scheduleStrategyConfigSchema,
   strategyConfigSchema,
+  type TwapStrategyConfig,
+  twapStrategyConfigSchema,
 } from './config.js'
 export { type AnyStrategy, createStrategy } from './createStrategy.js'
 export { StrategyConfigError, type StrategyConfigIssue } from './errors.js'
@@ -20,15 +24,33 @@ export { createLimitStrategy, type LimitStrategy } from './limit.js'
 export { nextCronFireTime } from './nextCronFireTime.js'
 export { parseStrategyConfig } from './parseStrategyConfig.js'
 export { priceKey } from './priceKey.js'
+export { createProtectStrategy, type ProtectiveExits, type ProtectStrategy } from './protect.js'
 export { createRebalanceStrategy, defaultRebalanceWindowMs, type RebalanceStrategy } from './rebalance.js'
 export { createScheduleStrategy, defaultScheduleLookbackMs, type ScheduleStrategy } from './schedule.js'
+export { type OrderSlice, type SlicedOrder, sliceOrder, sliceTimes } from './sliceOrder.js'
+export {
+  createTwapStrategy,
+  defaultTwapJitterPct,
+  type TwapRemainder,
+  type TwapRemainderDecision,
+  type TwapSlice,
+  type TwapStrategy,
+} from './twap.js'
 export type {
   CashView,
+  ListingView,
   MarketPrice,
   MarketSymbol,
   PositionView,
+  ProtectiveExit,
+  ProtectiveMemory,
+  ProtectiveTrigger,
+  StatefulStrategy,
   Strategy,
+  StrategyDecision,
   StrategyInput,
   StrategyIntent,
   StrategyKind,
+  StrategyMemory,
+  WatchedPosition,
 } from './types.js'

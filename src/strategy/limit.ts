@@ -59,6 +59,7 @@ export function createLimitStrategy(
     kind: 'limit',
     limitPrice,
     intentId,
+    marketHours: parsed.marketHours ?? 'any',
     symbols(): MarketSymbol[] {
       return [{ market, symbol }]
     },

@@ -207,6 +207,7 @@ export function createRebalanceStrategy(
     chainId,
     windowMs,
     fxRates,
+    marketHours: parsed.marketHours ?? 'any',
     symbols: () => symbols.map((symbol) => ({ ...symbol })),
     evaluate,
   }

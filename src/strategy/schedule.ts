@@ -71,6 +71,7 @@ export function createScheduleStrategy(
     timezone,
     maxCatchUp,
     dueFireTimes,
+    marketHours: parsed.marketHours ?? 'any',
     // The decision needs no price, but the trade does: the engine's guard compares the quote with
     // the market price, so the daemon keeps this one fresh too.
     symbols(): MarketSymbol[] {

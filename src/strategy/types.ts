@@ -35,6 +35,19 @@ export type PositionView = {
   readonly balance: bigint
   /** The ticker's board lot in shares (1 for US and KR). */
   readonly lotSize: bigint
+  /**
+   * Average cost: asset base units per whole share (fees included), from the ledger; absent or 0
+   * when unknown. The daemon gives it for the positions a stateful strategy watches.
+   */
+  readonly averageCost?: AssetAmount | undefined
+  /** Decimals of the asset `averageCost` is in (the chain's payment asset). */
+  readonly assetDecimals?: number | undefined
+  /**
+   * The position's epoch: the ledger sequence number of the step (fill, transfer) that last opened it
+   * from flat; it changes only when the position is closed and opened again. Given for watched
+   * positions that are long.
+   */
+  readonly openedSeq?: number | undefined
 }
 
 /** The payment asset held on one chain. */
@@ -56,6 +69,76 @@ export type StrategyInput = {
   readonly prices: ReadonlyMap<string, MarketPrice>
   readonly positions: readonly PositionView[]
   readonly cash: readonly CashView[]
+  /**
+   * The tokens the chains list (their token lists), when the daemon has read them; absent when not
+   * known. A TWAP reads its board lot here, and whether the chain lists the ShareToken its
+   * remainder would trade.
+   */
+  readonly listings?: readonly ListingView[] | undefined
+  /**
+   * What a stateful strategy ({@link StatefulStrategy}) remembered after its previous evaluation:
+   * the daemon reads it from the ledger for that strategy alone and writes back the memory its
+   * `decide` returns, before it submits the intents. Absent: nothing remembered.
+   */
+  readonly memory?: StrategyMemory | undefined
+}
+
+/** The protective exits a `protect` strategy knows (src/strategy/protect.ts). */
+export type ProtectiveTrigger = 'stop-loss' | 'take-profit' | 'trailing-stop'
+
+/** A protective exit that fired: its sale is asked for (same intent, same amount) until the position closes. */
+export type ProtectiveExit = {
+  readonly trigger: ProtectiveTrigger
+  /** `protect:<id>:<trigger>:<epoch>`: the engine executes it at most once. */
+  readonly intentId: string
+  /** The fresh market price that tripped it (market currency, 1e8). */
+  readonly price: Price
+  /** Token base units to sell. */
+  readonly quantity: bigint
+  /** The position's balance when it fired: no other exit fires while the balance is still this. */
+  readonly balance: bigint
+  readonly atMs: number
+}
+
+/** What a `protect` strategy remembers of one position between evaluations (kept in the ledger). */
+export type ProtectiveMemory = {
+  readonly chainId: number
+  readonly ticker: string
+  /** The position's epoch ({@link PositionView.openedSeq}) this memory belongs to. */
+  readonly epoch: number
+  /** The highest fresh market price seen since the position opened (market currency, 1e8), if any. */
+  readonly highWater?: { readonly price: Price; readonly atMs: number } | undefined
+  /** The exits that fired in this epoch. */
+  readonly exits: readonly ProtectiveExit[]
+}
+
+/** What stateful strategies remember between evaluations, one entry per watched position. */
+export type StrategyMemory = {
+  readonly protective: readonly ProtectiveMemory[]
+}
+
+/** A stateful strategy's answer: the intents, and what to remember for the next evaluation. */
+export type StrategyDecision = {
+  intents: StrategyIntent[]
+  memory: StrategyMemory
+}
+
+/** A position a strategy watches: the daemon gives its average cost and epoch in the snapshot. */
+export type WatchedPosition = {
+  readonly chainId: number
+  readonly ticker: string
+  readonly exchange: ExchangeCode
+}
+
+/** A token a chain lists, as its token list shows it. */
+export type ListingView = {
+  readonly chainId: number
+  /** StockToken ticker, or ShareToken ticker with the `s` suffix. */
+  readonly ticker: string
+  readonly exchange: ExchangeCode
+  readonly tokenKind: TokenKind
+  /** The ticker's board lot in whole shares. */
+  readonly lotSize: bigint
 }
 
 /**
@@ -80,7 +163,7 @@ export type StrategyIntent = {
 }
 
 /** The strategy kinds a configuration can choose. */
-export type StrategyKind = 'limit' | 'schedule' | 'rebalance'
+export type StrategyKind = 'limit' | 'schedule' | 'rebalance' | 'twap' | 'protect'
 
 /** A configured strategy: evaluate it on every tick; `symbols()` lists the prices it needs. */
 export type Strategy = {
@@ -90,4 +173,22 @@ export type Strategy = {
   evaluate(input: StrategyInput): StrategyIntent[]
   /** The market prices `evaluate` reads (the daemon subscribes to them). */
   symbols(): MarketSymbol[]
+  /**
+   * `open-only`: the daemon evaluates it only while the exchange of every symbol it reads is open
+   * (docs/market-sessions.md); `any` or absent: at every tick.
+   */
+  readonly marketHours?: MarketHours | undefined
+}
+
+/** When a strategy may trade: always, or only while its instruments' exchanges are open. */
+export type MarketHours = 'any' | 'open-only'
+
+/**
+ * A strategy with memory between evaluations (`protect`): the daemon calls `decide` with its memory
+ * in `input.memory` and the average cost and epoch of each position it `watches`, keeps the memory it
+ * returns in the ledger, then submits the intents. `evaluate` is `decide(input).intents`. Pure.
+ */
+export type StatefulStrategy = Strategy & {
+  readonly watches: readonly WatchedPosition[]
+  decide(input: StrategyInput): StrategyDecision
 }

@@ -148,10 +148,10 @@ async function postSwap(url: string, idempotencyKey: string, amountIn = '300') {
   }
 }
 
-/** Posts a swap and follows it until it ends (a client that waits for its trade, not a flood of intents). */
-async function swapToTheEnd(url: string) {
+/** Posts a swap and follows it until it ends or `going` turns false (a client that waits for its trade, not a flood of intents). */
+async function swapToTheEnd(url: string, going: () => boolean) {
   const posted = await postSwap(url, `load-${randomUUID()}`, '300')
-  for (;;) {
+  while (going()) {
     const response = await fetch(`${url}/v1/swaps/${posted.body.executionId}`, {
       headers: { authorization: `Bearer ${token}` },
     })
@@ -177,7 +177,7 @@ describe('three daemons on one API key, in cluster mode', { timeout: 240_000 }, 
     let posting = true
     const posters = urls.flatMap((url) =>
       Array.from({ length: 4 }, async () => {
-        while (posting) await swapToTheEnd(url).catch(() => undefined)
+        while (posting) await swapToTheEnd(url, () => posting).catch(() => undefined)
       }),
     )
     // check-tests-ignore sleep-then-expect: the budget is a figure over a measured window (issue 36), read from the service's own counts

@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 import { renderReportPage } from '../../src/report/index.js'
 import type { Report } from '../../src/report/types.js'
+import { openLedger } from '../../src/store/index.js'
 import { chainWithoutRouter, chainWithRouter } from '../helpers/localChains.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 import { screenshotDir, useChromium } from './browser.js'
@@ -271,6 +272,26 @@ describe('dashboard', () => {
     await page.click('#resume')
     await page.waitForFunction(() => document.querySelector('#kill-switch-state')?.textContent === 'trading')
   }, 90_000)
+
+  it('shows the entry halts a risk limit latched beside the kill switch; Resume clears them', async () => {
+    // What the daemon writes when a limit is reached (docs/configuration.md), written beside it as `halt` does.
+    const reason = `drawdown 12.4% on all chains from the equity peak 10,540 USD (equity 9,233.04 USD) reaches maxDrawdownPct 10% ${randomUUID().slice(0, 8)}`
+    const ledger = openLedger({ path: daemon().ledgerPath, owner: false })
+    try {
+      ledger.risk.haltEntries({ chainId: null, rule: 'maxDrawdownPct', reason, figures: {} })
+    } finally {
+      ledger.close()
+    }
+    await open('overview')
+    await page.waitForFunction(
+      (text) => document.querySelector('#entry-halts')?.textContent?.includes(text) ?? false,
+      reason,
+    )
+    expect(await page.textContent('#kill-switch-state')).toBe('ENTRIES HALTED: buys refused, sells still run')
+    await page.click('#resume')
+    await page.waitForFunction(() => document.querySelector('#kill-switch-state')?.textContent === 'trading')
+    expect(await page.textContent('#entry-halts')).toBe('')
+  })
 
   it('shows a reason holding markup as text, creating no element', async () => {
     const halted = await daemon().api('/v1/kill-switch/halt', {

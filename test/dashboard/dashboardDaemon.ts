@@ -14,6 +14,8 @@ export type DashboardDaemon = {
   /** The URL the daemon printed for the dashboard. */
   dashboardUrl: string
   token: string
+  /** The daemon's ledger (a test writes what only the daemon would, e.g. an entry halt). */
+  ledgerPath: string
   /** A call with the bearer token, as an aggregator or a script makes it. */
   api(path: string, init?: RequestInit): Promise<Response>
 }
@@ -58,6 +60,7 @@ export function useDashboardDaemon(
       url,
       dashboardUrl,
       token,
+      ledgerPath,
       api: (path, init = {}) =>
         fetch(`${url}${path}`, {
           ...init,

@@ -26,7 +26,9 @@ function ledgerError(run: () => unknown): LedgerError {
 const expectedTables = [
   'chain_assets',
   'checkpoints',
+  'entry_halts',
   'equity_marks',
+  'equity_peaks',
   'events',
   'execution_events',
   'execution_quotes',
@@ -44,6 +46,8 @@ const expectedTables = [
   'position_adjustments',
   'position_renames',
   'positions',
+  'protective_exits',
+  'protective_state',
   'schema_migrations',
   'strategy_switches',
   'transaction_outcomes',

@@ -67,7 +67,7 @@ describe('strategyConfigSchema', () => {
 
   it('names the kinds there are when kind is missing or unknown', () => {
     const kinds = '"limit" (trade once when the price crosses a limit), "schedule"'
-    expect(problems({ ...limit, kind: 'twap' })).toEqual([expect.stringContaining(`kind: must be ${kinds}`)])
+    expect(problems({ ...limit, kind: 'vwap' })).toEqual([expect.stringContaining(`kind: must be ${kinds}`)])
     expect(problems({ id: 'x' })).toEqual([expect.stringContaining(`kind: must be ${kinds}`)])
     expect(problems('limit')).toEqual([
       expect.stringContaining(': must be an object whose "kind" is "limit"'),
@@ -76,7 +76,7 @@ describe('strategyConfigSchema', () => {
 
   it('refuses an unknown field, listing the fields there are', () => {
     expect(problems({ ...schedule, cronExpression: '* * * * *' })).toEqual([
-      ': unknown field "cronExpression": the fields are kind, id, chainId, ticker, exchange, side, amountIn, amountType, cron, timezone, maxCatchUp',
+      ': unknown field "cronExpression": the fields are kind, id, chainId, ticker, exchange, side, amountIn, amountType, cron, timezone, maxCatchUp, marketHours',
     ])
     expect(
       problems({ ...rebalance, targets: [{ ticker: 'AAPL', exchange: 0, weight: '0.5', lot: 1 }] }),

@@ -15,7 +15,13 @@ type SwitchOutcome = {
   /** `daemon` (its control API) or `ledger` (written directly). */
   via: 'daemon' | 'ledger'
   daemonPid: number | undefined
+  /** The reasons of the entry halts (risk limits reached: docs/configuration.md) this command released. */
+  releasedEntryHalts: string[]
 }
+
+/** The reasons of the entry halts in `before` that `after` no longer has. */
+const releasedOf = (before: readonly { reason: string }[], after: readonly { reason: string }[]): string[] =>
+  before.filter((halt) => !after.some((left) => left.reason === halt.reason)).map((halt) => halt.reason)
 
 /**
  * What `stockroute halt` and `stockroute resume` run (their options: ./killSwitchCommand.ts): the
@@ -35,7 +41,8 @@ export async function switchKill(
     found.kind === 'daemon'
       ? await withInterrupt((signal) => switchThroughDaemon(found.client, action, reason, signal))
       : switchInLedger(target.ledgerPath, change)
-  const { state, changed } = outcome
+  const { state, releasedEntryHalts } = outcome
+  const changed = outcome.changed || releasedEntryHalts.length > 0
   const changedAt = state.changedAtMs === null ? null : new Date(state.changedAtMs).toISOString()
   printResult(
     options.json,
@@ -44,6 +51,7 @@ export async function switchKill(
       changed,
       changedAt,
       ledgerPath: target.ledgerPath,
+      releasedEntryHalts,
       via: outcome.via,
       ...(outcome.daemonPid === undefined ? {} : { daemonPid: outcome.daemonPid }),
     },
@@ -52,6 +60,7 @@ export async function switchKill(
         state.halted
           ? `${changed ? 'halted' : 'already halted'}: nothing is signed until \`stockroute resume\` (reason: ${printable(state.reason)}, since ${changedAt})`
           : `${changed ? 'resumed' : 'not halted'}: trading may sign${state.reason ? ` (reason: ${printable(state.reason)}, since ${changedAt})` : ''}`,
+        ...releasedEntryHalts.map((reason) => `  released the entry halt: ${printable(reason)}`),
         `  ledger ${target.ledgerPath}`,
       ].join('\n'),
   )
@@ -72,9 +81,16 @@ function switchInLedger(
   })
   try {
     const wasHalted = ledger.risk.isHalted()
+    const entryHalts = ledger.risk.entryHalts()
     const state = change(ledger)
     // Halting while halted keeps the first reason and time.
-    return { state, changed: wasHalted !== state.halted, via: 'ledger', daemonPid: undefined }
+    return {
+      state,
+      changed: wasHalted !== state.halted,
+      via: 'ledger',
+      daemonPid: undefined,
+      releasedEntryHalts: releasedOf(entryHalts, ledger.risk.entryHalts()),
+    }
   } finally {
     ledger.close()
   }
@@ -98,5 +114,6 @@ async function switchThroughDaemon(
     changed: before.halted !== after.halted,
     via: 'daemon',
     daemonPid: client.pid,
+    releasedEntryHalts: releasedOf(before.entryHalts, after.entryHalts),
   }
 }

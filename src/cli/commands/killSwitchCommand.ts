@@ -29,7 +29,13 @@ export function registerKillSwitchCommands(program: Command) {
       const { switchKill } = await import('./killSwitchAction.js')
       await switchKill(options, 'halt', options.reason ?? defaultHaltReason)
     })
-  withLedgerOptions(program.command('resume').description('release the kill switch: trading may sign again'))
+  withLedgerOptions(
+    program
+      .command('resume')
+      .description(
+        'release the kill switch and the entry halts of the risk limits: trading may sign and buy again',
+      ),
+  )
     .option('--reason <text>', 'why trading resumes (default: "operator: stockroute resume")', parseReason)
     .action(async (options: KillSwitchOptions) => {
       const { switchKill } = await import('./killSwitchAction.js')

@@ -220,7 +220,7 @@ function describeGuard(
     row(
       'guard',
       verdict.ok
-        ? `ok: ${readAsset(verdict.effectivePrice)} per share, fee included, vs market ${readAsset(verdict.marketPrice)} (${verdict.deviationBps} bps); ${verdict.remainingMs} ms left, ${minValidityMs} ms needed`
+        ? `ok: ${readAsset(verdict.effectivePrice)} per share, fee included, vs market ${readAsset(verdict.marketPrice)} (${verdict.deviationBps} bps); ${verdict.remainingMs} ms left, ${minValidityMs} ms needed${verdict.marketNote === undefined ? '' : `; ${verdict.marketNote}`}`
         : `refused (${verdict.rule}): ${verdict.message}`,
     ),
     row('risk', riskProblem ?? 'within limits'),

@@ -15,6 +15,7 @@ import {
 } from '../../report/index.js'
 import { openLedger } from '../../store/index.js'
 import { configFxRates } from '../configFxRates.js'
+import { configTwapOrders } from '../configTwapOrders.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { fetchMarketPriceBook, type PriceSource } from '../fetchMarketPriceBook.js'
 import { openReportLedgers, type ReportLedgers } from './reportLedgers.js'
@@ -86,7 +87,8 @@ export async function runReportCommand(name: string, options: ReportOptions): Pr
       prices = options.offline
         ? { book: undefined, note: 'prices offline (--offline): open positions at their last fill' }
         : await fetchMarketPriceBook(target.configPath, openPositionsOf(databases), priceBudgetMs)
-    const context = { now: Date.now, fxRates, marketPrices: prices?.book }
+    const twapOrders = name === 'strategies' ? configTwapOrders(target.configPath) : undefined
+    const context = { now: Date.now, fxRates, marketPrices: prices?.book, twapOrders }
     const [only, ...more] = opened.ledgers
     report =
       only && more.length === 0

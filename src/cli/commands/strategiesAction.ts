@@ -138,6 +138,7 @@ function strategyTable(strategies: readonly StrategyView[], nowMs: number): stri
   const notes = strategies.flatMap((strategy) => {
     const run = strategy.lastRun
     if (run?.error) return [printable(`${strategy.id}: its last run threw: ${run.error}`)]
+    if (run?.skipped) return [printable(`${strategy.id}: not evaluated at its last tick: ${run.skipped}`)]
     if (run && run.refused > 0)
       return [printable(`${strategy.id}: its last run had ${run.refused} intent(s) refused before execution`)]
     return []

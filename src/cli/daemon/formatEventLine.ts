@@ -30,6 +30,7 @@ export function formatEventLine(event: LedgerEventView): string {
       break
     case 'halt':
     case 'resume':
+    case 'entry_halt':
       what = text('reason')
       break
     default:

@@ -620,15 +620,84 @@ export const executionPageSchema = z.object({
 
 export const cancelReplySchema = z.object({ cancelled: z.literal(true), execution: executionViewSchema })
 
+/** An entry halt: a risk limit reached halted new entries (buys) by itself until a resume (docs/configuration.md). */
+export const entryHaltViewSchema = z
+  .object({
+    chainId: z
+      .number()
+      .int()
+      .nullable()
+      .describe('the chain whose limit was reached; null: all chains together'),
+    rule: z.enum(['maxDrawdownPct', 'maxDailyRealizedLoss']),
+    reason: z.string(),
+    figures: z.record(z.string(), z.string()).describe('the figures behind the reason, decimal strings'),
+    since: isoTime,
+  })
+  .meta({ id: 'EntryHalt' })
+export type EntryHaltView = z.infer<typeof entryHaltViewSchema>
+
 /** The kill switch. */
 export const killSwitchViewSchema = z
   .object({
     halted: z.boolean().describe('true: nothing is signed until resumed'),
     reason: z.string().nullable(),
     changedAt: nullableIsoTime,
+    entryHalts: z
+      .array(entryHaltViewSchema)
+      .default([])
+      .describe(
+        'risk limits that halted new entries (buys; sells still run) until a resume, which clears them with the kill switch',
+      ),
   })
   .meta({ id: 'KillSwitch' })
 export type KillSwitchView = z.infer<typeof killSwitchViewSchema>
+
+/** A TWAP's progress: shares as decimal strings, prices in the market's currency. */
+export const twapProgressViewSchema = z
+  .object({
+    ticker: z.string().describe('the StockToken its slices trade'),
+    side: z.enum(['buy', 'sell']),
+    ordered: z.string().describe('the whole order, shares'),
+    filled: z.string().describe('shares filled so far (slices and the remainder), from the fills'),
+    remaining: z.string().describe('ordered minus filled, shares'),
+    slices: z
+      .object({
+        planned: z.number().int().describe('slices with at least one lot'),
+        due: z.number().int().describe('those whose time has come'),
+        sent: z.number().int().describe('executions of its slices and remainder, in any state'),
+        confirmed: z.number().int(),
+      })
+      .describe('the slices and what became of them'),
+    window: z.object({ start: isoTime, end: isoTime }),
+    nextSliceAt: isoTime.nullable().describe('when the next slice is due; null when none is left'),
+    remainder: z
+      .object({
+        ticker: z.string().describe('the ShareToken it trades as'),
+        shares: z.string(),
+        status: z.enum(['waiting', 'sent', 'refused']),
+        reason: z.string().nullable().describe('why it is refused (or waits); null when sent or due later'),
+      })
+      .nullable()
+      .describe('the part that is not whole lots; null when the order is whole lots'),
+    currency: z.string().describe('USD, HKD or KRW: the currency of the prices'),
+    averagePrice: z
+      .string()
+      .nullable()
+      .describe('average fill price per share (fees included on buys, net on sells)'),
+    arrivalPrice: z
+      .string()
+      .nullable()
+      .describe('the market price the engine read when it quoted the first slice; null before'),
+    vsArrivalBps: z
+      .string()
+      .nullable()
+      .describe('average fill price against the arrival price, basis points, positive: worse'),
+    notes: z
+      .array(z.string())
+      .describe('why something is not traded: a board lot mismatch, a refused remainder'),
+  })
+  .meta({ id: 'TwapProgress' })
+export type TwapProgressView = z.infer<typeof twapProgressViewSchema>
 
 /** One configured strategy. */
 export const strategyViewSchema = z
@@ -646,6 +715,10 @@ export const strategyViewSchema = z
         submitted: z.number().int(),
         refused: z.number().int(),
         error: z.string().nullable(),
+        skipped: z
+          .string()
+          .optional()
+          .describe('why it was not evaluated (marketHours "open-only" while a market it trades is closed)'),
       })
       .nullable()
       .describe("its last evaluation in this daemon's life (every strategy is evaluated at each tick)"),
@@ -660,6 +733,11 @@ export const strategyViewSchema = z
       .nullable()
       .describe(
         "a schedule's next cron fire; null for the other kinds (evaluated at every market-data tick) and when switched off",
+      ),
+    progress: twapProgressViewSchema
+      .optional()
+      .describe(
+        "a twap strategy's progress, from the ledger's fills of its slices; absent for the other kinds",
       ),
   })
   .meta({ id: 'Strategy' })
@@ -791,6 +869,12 @@ export const previewViewSchema = z
         effectivePrice: z.string(),
         marketPrice: z.string(),
         deviationBps: z.string(),
+        marketNote: z
+          .string()
+          .optional()
+          .describe(
+            'set when the market price was read while its exchange was closed, e.g. "price from a closed market (HKEX closed: lunch break)"',
+          ),
       }),
       z.object({
         ok: z.literal(false),

@@ -1,5 +1,6 @@
 import type { CancelOutcome } from '../../engine/index.js'
 import type { Ledger } from '../../store/openLedger.js'
+import type { TwapStatus } from '../twapStatus.js'
 
 // What the control API steers beyond the swap routes: the daemon builds one ControlPlane
 // (src/daemon/createControlPlane.ts) over its engine, ledger and strategy runner; the routes read
@@ -24,6 +25,8 @@ export type StrategyStatus = {
     refused: number
     /** Set when it threw. */
     error: string | null
+    /** Set when it was not evaluated: why (marketHours "open-only" while its market is closed). */
+    skipped?: string | undefined
   } | null
   /**
    * What it traded, from the ledger's executions (every run, kept across restarts): executions its
@@ -35,6 +38,8 @@ export type StrategyStatus = {
    * evaluated at every market-data tick, and for a strategy switched off.
    */
   nextRunAtMs: number | null
+  /** A twap strategy's progress (src/daemon/twapStatus.ts); absent for the other kinds. */
+  progress?: TwapStatus | undefined
 }
 
 /** One wallet's balances on a chain, in base units as decimal strings. */

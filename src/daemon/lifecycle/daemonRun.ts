@@ -6,7 +6,7 @@ import type { DaemonConfig, StockrouteConfig } from '../../config/config.js'
 import type { ConfiguredWallets } from '../../config/wallets.js'
 import type { Engine } from '../../engine/index.js'
 import type { Ledger } from '../../store/openLedger.js'
-import type { AnyStrategy } from '../../strategy/index.js'
+import type { AnyStrategy, ListingView } from '../../strategy/index.js'
 import type { ActivityPrinter } from '../activity.js'
 import type { DaemonStatus } from '../healthRoutes.js'
 import type { RefreshTokenListReport } from '../jobs/index.js'
@@ -65,6 +65,8 @@ export type DaemonParts = {
   refreshTokens: () => Promise<RefreshTokenListReport>
   /** Lot size of a token, `chainId:address` → whole shares, from the latest token lists. */
   lotSizes: () => ReadonlyMap<string, bigint>
+  /** The tokens of the latest token lists as strategies see them; undefined before any list was read. */
+  listings: () => readonly ListingView[] | undefined
   strategyControl: StrategyControl
   /** One market-data tick of the strategies. */
   tick: () => Promise<TickReport>

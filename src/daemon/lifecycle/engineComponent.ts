@@ -49,6 +49,8 @@ export function engineComponent(run: DaemonRun): DaemonComponent {
         onTransition: (event, execution) => {
           metrics.hooks.onTransition(event, execution)
           run.parts.printer?.hooks.onTransition(event, execution)
+          // A fill: the positions are marked soon, for the drawdown limit (when one is set).
+          if (event.to === 'confirmed') run.parts.markEquity?.soon()
         },
       }
       const engine = await createEngine({
@@ -58,6 +60,7 @@ export function engineComponent(run: DaemonRun): DaemonComponent {
         chains: engineChainConfigsOf(config, wallets),
         settings: engineSettingsOf(config),
         marketPrice: marketData.priceSource,
+        marketStatus: marketData.marketStatus,
         hooks,
         logger: need(run, 'logs').logger.child({ component: 'engine' }),
         fenceFor: cluster?.keeper.fenceFor,

@@ -1,4 +1,5 @@
 import { createEquityMarker } from '../markEquity.js'
+import { createRiskWatch } from '../riskWatch.js'
 import { createStrategyControl } from '../strategyControl.js'
 import { createStrategyRunner } from '../strategyRunner.js'
 import type { DaemonComponent } from './daemonComponent.js'
@@ -20,7 +21,12 @@ export function strategiesComponent(run: DaemonRun): DaemonComponent {
       const ledger = need(run, 'ledger')
       const engine = need(run, 'engine')
       const marketData = need(run, 'marketData')
-      const control = createStrategyControl({ strategies, ledger })
+      const control = createStrategyControl({
+        strategies,
+        ledger,
+        listings: run.parts.listings,
+        fxRates: engine.settings.fxRates,
+      })
       run.parts.strategyControl = control
       run.parts.tick = createStrategyRunner({
         strategies,
@@ -29,11 +35,28 @@ export function strategiesComponent(run: DaemonRun): DaemonComponent {
         ledger,
         marketData,
         lotSizes: need(run, 'lotSizes'),
+        listings: run.parts.listings,
         signal: run.shutdown.signal,
         logger: need(run, 'logs').logger,
       })
-      run.parts.markEquity = createEquityMarker({ ledger, marketData, fxRates: engine.settings.fxRates })
+      // The limits that halt new entries by themselves observe each valuation (docs/configuration.md).
+      const riskWatch = createRiskWatch({
+        ledger,
+        engine,
+        logger: need(run, 'logs').logger,
+        write: run.write,
+      })
+      run.parts.markEquity = createEquityMarker({
+        ledger,
+        marketData,
+        fxRates: engine.settings.fxRates,
+        everyMs: need(run, 'config').daemon.marketData.equityMarkIntervalMs,
+        onMark: riskWatch?.observe,
+        afterFills: riskWatch?.marksAfterFills,
+      })
     },
-    async stop() {},
+    async stop() {
+      run.parts.markEquity?.stop()
+    },
   }
 }

@@ -1,4 +1,5 @@
 import { refreshTokenList, type TokenListEntry } from '../jobs/index.js'
+import { listingsOf } from '../tokenListings.js'
 import type { DaemonComponent } from './daemonComponent.js'
 import { type DaemonRun, need } from './daemonRun.js'
 
@@ -29,6 +30,7 @@ export function tokenListsComponent(run: DaemonRun): DaemonComponent {
             tokens.map((token) => [`${chainId}:${token.address.toLowerCase()}`, token.lotSize] as const),
           ),
         )
+      run.parts.listings = () => listingsOf(tokenLists)
       await run.parts.refreshTokens()
     },
     async stop() {},

@@ -65,6 +65,8 @@ export function formatNotificationText(event: LedgerEvent, assetSymbolOf?: Asset
       return `Trading halted: ${text(data.reason)}`
     case 'resume':
       return `Trading resumed: ${text(data.reason)}`
+    case 'entry_halt':
+      return `New entries halted${chainId === null ? ' on all chains' : onChain(chainId)} (buys refused, sells still run until resumed): ${text(data.reason)}`
     case 'discrepancy':
       return `Discrepancy${onChain(chainId)}: ${describeData(data)}`
     case 'recovery':

@@ -9,13 +9,14 @@ export const failureStates: readonly string[] = ['failed', 'expired', 'rejected'
 
 /**
  * The ledger kinds behind each notification name. `fill` also covers `fill_reversed` (a reorg took a
- * notified fill back: a subscriber to fills must hear of it); `failure` is the `execution` events
+ * notified fill back: a subscriber to fills must hear of it); `halt` also covers `entry_halt` (a risk
+ * limit halted new entries by itself); `failure` is the `execution` events
  * whose `data.to` is a failure state (see {@link notificationEventOf}).
  */
 export const ledgerKindsByNotification = {
   fill: ['fill', 'fill_reversed'],
   failure: ['execution'],
-  halt: ['halt', 'resume'],
+  halt: ['halt', 'resume', 'entry_halt'],
   discrepancy: ['discrepancy'],
   recovery: ['recovery'],
   daily_summary: ['daily_summary'],
@@ -42,6 +43,7 @@ export function notificationEventOf(
         : undefined
     case 'halt':
     case 'resume':
+    case 'entry_halt':
       return 'halt'
     default:
       return event.kind

@@ -1,4 +1,5 @@
-// Overview: the kill switch (halt and resume, each with a reason), each chain's status and crash
+// Overview: the kill switch (halt and resume, each with a reason; the entry halts the risk limits
+// latched, which Resume clears too), each chain's status and crash
 // recovery (GET /health), positions, and equity (open positions at cost and at the market) and PnL
 // over time. Amounts are shown rounded for display (amounts.js); the API keeps them exact.
 
@@ -19,6 +20,8 @@ export async function renderOverview(main, { onUnauthorized }) {
 
   const killState = el('p', { id: 'kill-switch-state' })
   const killReason = el('p', { id: 'kill-switch-reason', class: 'reason' })
+  // Risk limits reached (drawdown, the day's realized loss): buys refused, sells run, until Resume.
+  const entryHalts = el('ul', { id: 'entry-halts', class: 'reason' })
   const reasonInput = el('input', {
     id: 'kill-reason',
     type: 'text',
@@ -45,6 +48,7 @@ export async function renderOverview(main, { onUnauthorized }) {
   killBox.append(
     killState,
     killReason,
+    entryHalts,
     el(
       'div',
       { class: 'controls' },
@@ -56,9 +60,17 @@ export async function renderOverview(main, { onUnauthorized }) {
   )
 
   function showKillSwitch(view) {
-    killState.className = view.halted ? 'halted' : 'ok'
-    killState.textContent = view.halted ? 'HALTED: no new signature' : 'trading'
+    const halts = view.entryHalts ?? []
+    killState.className = view.halted || halts.length > 0 ? 'halted' : 'ok'
+    killState.textContent = view.halted
+      ? 'HALTED: no new signature'
+      : halts.length > 0
+        ? 'ENTRIES HALTED: buys refused, sells still run'
+        : 'trading'
     killReason.textContent = view.reason ? `${view.reason} (${timeText(view.changedAt)})` : ''
+    clear(entryHalts).append(
+      ...halts.map((halt) => el('li', { class: 'entry-halt' }, `${halt.reason} (${timeText(halt.since)})`)),
+    )
   }
 
   async function refresh() {

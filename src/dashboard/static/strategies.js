@@ -49,6 +49,7 @@ export async function renderStrategies(main, { onUnauthorized }) {
           'confirmed',
           'last run error',
           'next run',
+          'progress',
           '',
         ],
         strategies.map((strategy) =>
@@ -78,6 +79,7 @@ export async function renderStrategies(main, { onUnauthorized }) {
               : strategy.enabled
                 ? 'every market-data tick'
                 : '–',
+            { text: progressText(strategy.progress), class: 'wrap' },
             el(
               'button',
               {
@@ -101,4 +103,26 @@ export async function renderStrategies(main, { onUnauthorized }) {
     })
   }, refreshMs)
   return () => clearInterval(timer)
+}
+
+/**
+ * A TWAP's progress in one cell: shares filled of the order, slices, average fill price against the
+ * arrival price, the remainder and any note; empty for the other kinds.
+ */
+export function progressText(progress) {
+  if (!progress) return ''
+  const parts = [
+    `${progress.filled} of ${progress.ordered} ${progress.ticker} (${progress.remaining} left)`,
+    `slices ${progress.slices.confirmed}/${progress.slices.planned} filled, ${progress.slices.due} due`,
+  ]
+  if (progress.averagePrice !== null)
+    parts.push(
+      `avg ${progress.averagePrice} ${progress.currency} vs arrival ${progress.arrivalPrice ?? '–'}${progress.vsArrivalBps === null ? '' : ` (${progress.vsArrivalBps} bps)`}`,
+    )
+  if (progress.nextSliceAt) parts.push(`next slice ${timeText(progress.nextSliceAt)}`)
+  if (progress.remainder)
+    parts.push(
+      `remainder ${progress.remainder.shares} ${progress.remainder.ticker}: ${progress.remainder.status}`,
+    )
+  return [...parts, ...progress.notes].join(' · ')
 }

@@ -12,6 +12,7 @@ import type {
   ReportRenderContext,
   ReportValue,
 } from '../types.js'
+import { closedMarketNotes } from './closedMarketNotes.js'
 import {
   mergeReportPositions,
   type ReportPosition,
@@ -137,7 +138,14 @@ export function renderPositions(
         })),
       },
     ],
-    notes: ledgers === undefined ? positionsNotes : [...positionsNotes, ...severalLedgersNotes(positions)],
+    notes: [
+      ...(ledgers === undefined ? positionsNotes : [...positionsNotes, ...severalLedgersNotes(positions)]),
+      // Market prices read while their exchange was closed (lunch, night, holiday) say so.
+      ...closedMarketNotes(
+        context,
+        positions.map((position) => position.state),
+      ),
+    ],
   }
 }
 

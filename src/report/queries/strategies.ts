@@ -5,6 +5,7 @@ import type {
   ReportFilter,
   ReportKind,
   ReportRenderContext,
+  ReportTable,
   ReportValue,
 } from '../types.js'
 import { executionFilterSql } from './executionFilterSql.js'
@@ -15,6 +16,7 @@ import {
   type RealizedSums,
   realizedBreakdown,
 } from './realizedBreakdown.js'
+import { collectTwapProgress, mergeTwapProgress, type TwapProgressSums, twapFigures } from './twapProgress.js'
 
 type OutcomeRow = { strategy: string | null; chain_id: number; state: string; count: number }
 
@@ -44,6 +46,8 @@ export type StrategiesData = {
   outcomes: OutcomeRow[]
   /** The realized figures per strategy and asset ({@link realizedBreakdown}'s `byStrategy`). */
   byStrategy: Map<string, RealizedSums>
+  /** Each TWAP strategy's progress (./twapProgress.ts): filled shares and asset, arrival price. */
+  twap: TwapProgressSums[]
 }
 
 /**
@@ -61,7 +65,11 @@ export function collectStrategies(context: ReportContext, filter: ReportFilter):
        GROUP BY e.strategy, e.chain_id, e.state`,
     )
     .all(params)
-  return { outcomes, byStrategy: realizedBreakdown(database, filter).byStrategy }
+  return {
+    outcomes,
+    byStrategy: realizedBreakdown(database, filter).byStrategy,
+    twap: collectTwapProgress(database, filter),
+  }
 }
 
 /**
@@ -75,6 +83,7 @@ export function mergeStrategies(parts: readonly StrategiesData[]): StrategiesDat
   return {
     outcomes: parts.flatMap((part) => part.outcomes),
     byStrategy: mergeSumMaps(parts.map((part) => part.byStrategy)),
+    twap: mergeTwapProgress(parts.map((part) => part.twap)),
   }
 }
 
@@ -165,6 +174,7 @@ export function renderStrategies(
           a.strategy === b.strategy ? a.chain_id - b.chain_id : a.strategy < b.strategy ? -1 : 1,
         ),
       },
+      ...(data.twap.length === 0 ? [] : [twapTable(data.twap, context)]),
     ],
     notes: [
       "Realized PnL by average cost (src/store/positionAccounting.ts), attributed to the strategy of the fill that realized it: a sell realizes against the whole position's average cost, whichever strategy bought. Corporate actions (splits, delistings) belong to no strategy: see the pnl report.",
@@ -175,7 +185,53 @@ export function renderStrategies(
         : [
             "Several ledgers: each strategy's executions and figures are those of every ledger added up; a sell realizes against its own ledger's average cost.",
           ]),
+      ...(data.twap.length === 0
+        ? []
+        : [
+            "TWAP progress: the fills of each TWAP's slices and remainder (intent ids twap:<id>:slice:<n>, twap:<id>:remainder), summed over the ledgers; filters chain, ticker, strategy (not the times: the whole order). Avg price: asset per share (fee included on buys, net on sells) in the market currency at the FX rate the first slice recorded. Arrival: the market price the engine read when it quoted the first slice. vs arrival: positive is worse. Ordered and remaining come from the configuration's twap strategy of that id (empty when it has none).",
+          ]),
     ],
+  }
+}
+
+/** The TWAP progress table: one row per TWAP strategy and chain. */
+function twapTable(progress: readonly TwapProgressSums[], context: ReportRenderContext): ReportTable {
+  return {
+    key: 'twap',
+    title: 'TWAP progress',
+    columns: [
+      { key: 'strategy', title: 'Strategy', kind: 'text' },
+      { key: 'chain_id', title: 'Chain', kind: 'integer' },
+      { key: 'ticker', title: 'Ticker', kind: 'text' },
+      { key: 'side', title: 'Side', kind: 'text' },
+      { key: 'executions', title: 'Slices sent', kind: 'integer', wide: true },
+      { key: 'confirmed', title: 'Confirmed', kind: 'integer', wide: true },
+      { key: 'ordered', title: 'Ordered', kind: 'decimal', unit: 'shares' },
+      { key: 'filled', title: 'Filled', kind: 'decimal', unit: 'shares' },
+      { key: 'remaining', title: 'Remaining', kind: 'decimal', unit: 'shares' },
+      { key: 'currency', title: 'Ccy', kind: 'text' },
+      { key: 'average_price', title: 'Avg price', kind: 'decimal' },
+      { key: 'arrival_price', title: 'Arrival', kind: 'decimal' },
+      { key: 'vs_arrival_bps', title: 'vs arrival (bps)', kind: 'decimal' },
+    ],
+    rows: progress.map((sums) => {
+      const figures = twapFigures(sums, context.twapOrders?.get(sums.strategy), context.fxRates)
+      return {
+        strategy: sums.strategy,
+        chain_id: sums.chainId,
+        ticker: sums.ticker,
+        side: sums.side,
+        executions: sums.executions,
+        confirmed: sums.confirmed,
+        ordered: figures.ordered,
+        filled: figures.filled,
+        remaining: figures.remaining,
+        currency: figures.currency,
+        average_price: figures.averagePrice,
+        arrival_price: figures.arrivalPrice,
+        vs_arrival_bps: figures.vsArrivalBps,
+      }
+    }),
   }
 }
 

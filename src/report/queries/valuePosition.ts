@@ -111,7 +111,8 @@ export function valuePositionAt(
   }
 }
 
-function marketQuote(
+/** The price book's entry of a stock, under `${exchange}:${ticker}`, `${market}:${ticker}` or `${name}:${ticker}`. */
+export function marketQuote(
   context: Pick<ReportContext, 'marketPrices'>,
   exchange: keyof typeof marketCodes,
   ticker: string,

@@ -25,7 +25,8 @@ export type Listing = DeployedToken & { chainId: number; isActive: boolean }
 /** Market quote record, in the reference's field names; decimals as strings. */
 export type MarketQuoteRecord = {
   symbol: string
-  status: 'normal'
+  /** `normal` (the only value the reference shows); another only when forced by the TEST-ONLY fault switch. */
+  status: string
   close: string
   prev_close: string
   name: string

@@ -21,17 +21,25 @@ export const quoteFaultNames = [
 
 export type QuoteFaultName = (typeof quoteFaultNames)[number]
 
-/** The armed fault and how many more quotes it affects (`null`: every quote until cleared). */
-export type FaultSwitch = { fault: QuoteFaultName | null; remaining: number | null }
+/**
+ * The armed fault and how many more quotes it affects (`null`: every quote until cleared), and the
+ * TEST-ONLY market quote statuses forced per stock symbol (POST /sandbox/v1/faults/market-status):
+ * a stock listed there is quoted with that `status` instead of `normal` until cleared.
+ */
+export type FaultSwitch = {
+  fault: QuoteFaultName | null
+  remaining: number | null
+  marketStatuses: Map<string, string>
+}
 
 /**
  * A switch with nothing armed.
  *
  * @example
- * const faults = createFaultSwitch() // { fault: null, remaining: null }
+ * const faults = createFaultSwitch() // { fault: null, remaining: null, marketStatuses: Map {} }
  */
 export function createFaultSwitch(): FaultSwitch {
-  return { fault: null, remaining: null }
+  return { fault: null, remaining: null, marketStatuses: new Map() }
 }
 
 /**

@@ -151,6 +151,8 @@ export const apiOperations: Readonly<Record<string, OperationDoc>> = {
     operationId: 'resume',
     tag: 'kill switch',
     summary: 'Resume trading',
+    description:
+      'Releases the kill switch and the entry halts the risk limits latched (maxDrawdownPct, maxDailyRealizedLoss); their counts start again.',
     body: { schema: optionalReasonBodySchema, required: false },
     replies: { 200: { description: 'the kill switch, released', schema: killSwitchViewSchema } },
     errors: [415],

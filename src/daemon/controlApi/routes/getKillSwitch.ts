@@ -5,8 +5,8 @@ import type { ControlReply, ControlRequest } from '../types.js'
 import { toKillSwitchView } from '../views/killSwitchView.js'
 
 /**
- * `GET /v1/kill-switch`: `{halted, reason, changedAt}`, read from the ledger (a halt from the CLI
- * shows at once).
+ * `GET /v1/kill-switch`: `{halted, reason, changedAt, entryHalts}`, read from the ledger (a halt from
+ * the CLI shows at once); `entryHalts` are the risk limits that halted new entries by themselves.
  *
  * @example
  * const route = { method: 'GET', path: '/v1/kill-switch', handle: getKillSwitch(plane) } as const
@@ -15,6 +15,7 @@ import { toKillSwitchView } from '../views/killSwitchView.js'
 export function getKillSwitch(plane: Pick<ControlPlane, 'ledger'>) {
   return (request: ControlRequest): ControlReply => {
     readQuery(request, noQuerySchema, 'Invalid kill switch query')
-    return { status: 200, body: toKillSwitchView(plane.ledger.risk.killSwitch()) }
+    const { risk } = plane.ledger
+    return { status: 200, body: toKillSwitchView(risk.killSwitch(), risk.entryHalts()) }
   }
 }

@@ -37,6 +37,7 @@ export function toPreviewView(preview: QuotePreview): PreviewView {
           effectivePrice: verdict.effectivePrice.toString(),
           marketPrice: verdict.marketPrice.toString(),
           deviationBps: verdict.deviationBps.toString(),
+          ...(verdict.marketNote === undefined ? {} : { marketNote: verdict.marketNote }),
         }
       : { ok: false, rule: verdict.rule, message: verdict.message, details: verdict.details },
     riskProblem: preview.riskProblem ?? null,

@@ -1,4 +1,5 @@
-import type { StrategyView } from '../contract.js'
+import type { TwapStatus } from '../../twapStatus.js'
+import type { StrategyView, TwapProgressView } from '../contract.js'
 import type { StrategyStatus } from '../controlPlane.js'
 
 const isoTime = (ms: number) => new Date(ms).toISOString()
@@ -32,6 +33,7 @@ export function toStrategyView(status: StrategyStatus): StrategyView {
             submitted: status.lastRun.submitted,
             refused: status.lastRun.refused,
             error: status.lastRun.error,
+            ...(status.lastRun.skipped === undefined ? {} : { skipped: status.lastRun.skipped }),
           },
     trades: {
       submitted: status.trades.submitted,
@@ -39,5 +41,16 @@ export function toStrategyView(status: StrategyStatus): StrategyView {
       lastAt: status.trades.lastAtMs === null ? null : isoTime(status.trades.lastAtMs),
     },
     nextRunAt: status.nextRunAtMs === null ? null : isoTime(status.nextRunAtMs),
+    ...(status.progress === undefined ? {} : { progress: toTwapProgressView(status.progress) }),
+  }
+}
+
+/** A TWAP's progress as the control API shows it: times in ISO 8601. */
+function toTwapProgressView(progress: TwapStatus): TwapProgressView {
+  const { window, nextSliceAtMs, ...rest } = progress
+  return {
+    ...rest,
+    window: { start: isoTime(window.startMs), end: isoTime(window.endMs) },
+    nextSliceAt: nextSliceAtMs === null ? null : isoTime(nextSliceAtMs),
   }
 }

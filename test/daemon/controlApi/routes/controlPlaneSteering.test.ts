@@ -94,6 +94,7 @@ describe('kill switch', () => {
       halted: false,
       reason: null,
       changedAt: null,
+      entryHalts: [],
     })
     const halted = await call('/v1/kill-switch/halt', { body: { reason: 'drill: unexpected fills' } })
     expect(halted.status, halted.text).toBe(200)

@@ -61,5 +61,7 @@ export function wrongMarket(stock: CatalogueStock, market: MarketCode) {
 export function quoteOf(context: SandboxContext, stock: CatalogueStock): MarketQuoteRecord {
   const record = context.prices.marketQuote(stock.ticker, marketOf(stock), context.clock.now())
   if (!record) throw new Error(`the price simulator does not know the catalogue stock ${stock.ticker}`)
-  return record
+  // TEST-ONLY: a status forced through POST /sandbox/v1/faults/market-status (faults: true only).
+  const forced = context.faults?.marketStatuses.get(stock.ticker)
+  return forced === undefined ? record : { ...record, status: forced }
 }

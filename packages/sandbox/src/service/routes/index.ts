@@ -12,6 +12,7 @@ import { positionsRoute } from './positions.js'
 import { routerQuoteRoute } from './routerQuote.js'
 import { sandboxAdminRoutes } from './sandboxAdmin.js'
 import { sandboxFaultRoutes } from './sandboxFaults.js'
+import { sandboxMarketStatusFaultRoutes } from './sandboxMarketStatusFault.js'
 import { spreadTablesRoute } from './spreadTables.js'
 import { tickerInfoRoute } from './tickerInfo.js'
 import { tickerStatsRoute } from './tickerStats.js'
@@ -36,4 +37,5 @@ export const allRoutes: readonly Route[] = [
   spreadTablesRoute,
   ...sandboxAdminRoutes,
   ...sandboxFaultRoutes,
+  ...sandboxMarketStatusFaultRoutes,
 ]
