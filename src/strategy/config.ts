@@ -329,6 +329,8 @@ export const rebalanceStrategyConfigSchema = strictObject({
 /** Longest TWAP window: one week, in minutes. */
 const maxTwapMinutes = 7 * 24 * 60
 
+const twapStartMessage =
+  'must be an ISO 8601 time with its zone, e.g. "2026-03-02T01:30:00Z" or "2026-03-02T09:30:00+08:00", or "first-run" (when the daemon first runs it)'
 const twapMinutes = wholeNumber(1, maxTwapMinutes, ' (minutes: the window from startAt)')
 
 /**
@@ -348,11 +350,12 @@ export const twapStrategyConfigSchema = strictObject({
   side,
   /** The whole order in shares, a decimal string: e.g. "1050" (a fraction is possible where a ShareToken is listed). */
   quantity: decimalString({ decimals: 18, example: '1050', unit: 'shares', positive: true }),
-  /** When the window opens: ISO 8601 with a zone, e.g. "2026-03-02T01:30:00Z". */
-  startAt: z.iso.datetime({
-    offset: true,
-    error:
-      'must be an ISO 8601 time with its zone, e.g. "2026-03-02T01:30:00Z" or "2026-03-02T09:30:00+08:00"',
+  /**
+   * When the window opens: ISO 8601 with a zone, e.g. "2026-03-02T01:30:00Z"; or "first-run": when
+   * the daemon first runs the strategy (kept in the ledger as the first slice's time).
+   */
+  startAt: z.union([z.literal('first-run'), z.iso.datetime({ offset: true, error: twapStartMessage })], {
+    error: twapStartMessage,
   }),
   /** Length of the window from `startAt`, minutes (or `windowMinutes`: give one of the two). */
   durationMinutes: twapMinutes.optional(),

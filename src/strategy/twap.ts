@@ -104,6 +104,8 @@ export type TwapStrategy = Strategy & {
  */
 export function createTwapStrategy(
   config: Omit<TwapStrategyConfig, 'kind'> & { kind?: 'twap' | undefined },
+  /** With `startAt: "first-run"`: when it first ran (the daemon reads it from its ledger); default now. */
+  options: { firstRunMs?: number | undefined } = {},
 ): TwapStrategy {
   const parsed = parseStrategyConfig(twapStrategyConfigSchema, { ...config, kind: 'twap' })
   const exchange: ExchangeCode = parsed.exchange
@@ -111,7 +113,8 @@ export function createTwapStrategy(
   const lotSize =
     parsed.lotSize === undefined ? (marketDefaults[market].lotSize ?? 1n) : BigInt(parsed.lotSize)
   const quantity = parseShareQuantity(parsed.quantity)
-  const startMs = Date.parse(parsed.startAt)
+  const firstRun = parsed.startAt === 'first-run'
+  const startMs = firstRun ? (options.firstRunMs ?? Date.now()) : Date.parse(parsed.startAt)
   const durationMs = (parsed.durationMinutes ?? parsed.windowMinutes ?? 0) * 60_000
   const limitPrice = parsed.limitPrice === undefined ? undefined : parsePrice(parsed.limitPrice)
   const times = sliceTimes({
@@ -122,6 +125,8 @@ export function createTwapStrategy(
     jitterPct: parsed.jitterPct ?? defaultTwapJitterPct,
   })
   const sliced = sliceOrder({ quantity, slices: parsed.slices, lotSize })
+  // A window from the first run starts with its first slice: the ledger keeps that slice's time as the start.
+  if (firstRun) times[0] = startMs
   const timeOf = (index: number) => times[index - 1] ?? startMs
   const slices: TwapSlice[] = sliced.slices.map((slice) => ({
     index: slice.index,

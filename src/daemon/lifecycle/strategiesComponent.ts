@@ -2,6 +2,7 @@ import { createEquityMarker } from '../markEquity.js'
 import { createRiskWatch } from '../riskWatch.js'
 import { createStrategyControl } from '../strategyControl.js'
 import { createStrategyRunner } from '../strategyRunner.js'
+import { withTwapFirstRuns } from '../twapFirstRuns.js'
 import type { DaemonComponent } from './daemonComponent.js'
 import { type DaemonRun, need } from './daemonRun.js'
 
@@ -17,8 +18,14 @@ export function strategiesComponent(run: DaemonRun): DaemonComponent {
   return {
     name: 'strategies',
     async start() {
-      const strategies = need(run, 'strategies')
       const ledger = need(run, 'ledger')
+      // A TWAP whose window opens at its first run is anchored on the ledger's record of it.
+      const strategies = withTwapFirstRuns(
+        need(run, 'strategies'),
+        need(run, 'config').daemon.strategies,
+        ledger,
+      )
+      run.parts.strategies = strategies
       const engine = need(run, 'engine')
       const marketData = need(run, 'marketData')
       const control = createStrategyControl({
