@@ -186,6 +186,15 @@ describe("stockroute config check: strategies' lots and ticks", () => {
     expect(ok.stdout).toContain("lots and ticks: ok, checked against the embedded sandbox's catalogue")
   })
 
+  it('the shipped desk demo (config/desk.json): every strategy kind passes, lots and ticks included', async () => {
+    const run = await runStockroute(['config', 'check', '--config', 'config/desk.json'])
+    expect(run.code, run.stderr).toBe(0)
+    expect(run.stdout).toContain(
+      'strategies twap twap-0700, schedule dca-aapl, protect guard-aapl, schedule dca-tsla-us-hours, limit nvda-dip, rebalance core',
+    )
+    expect(run.stdout).toContain("lots and ticks: ok, checked against the embedded sandbox's catalogue")
+  })
+
   it("a rebalance lotSize that is not the ticker's, and a ticker the market does not list: refused", async () => {
     const path = write(
       'embedded-rules',
