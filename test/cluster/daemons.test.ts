@@ -248,11 +248,13 @@ describe('three daemons on one API key, in cluster mode', { timeout: 240_000 }, 
     frozen.child.kill('SIGSTOP')
     const frozenAt = Date.now()
     await standby.waitFor(/holds the leases/, 30_000)
-    await standby.waitFor(/^trading /, 60_000)
-    await until(() => confirmedSince(active.ledgerPath, frozenAt) > 0, 20_000, 'the standby confirms a trade')
+    // Frozen mid-write, B keeps the ledger's lock: the standby then waits for it (said in a line)
+    // until B runs again; otherwise it trades at once. Either way B wakes to a lease taken.
     frozen.child.kill('SIGCONT')
     await frozen.waitFor(/lease of wallet .* lost/, 20_000)
     await exitOf(frozen.child)
+    await standby.waitFor(/^trading /, 60_000)
+    await until(() => confirmedSince(active.ledgerPath, frozenAt) > 0, 20_000, 'the standby confirms a trade')
     const signedAfterWaking = readLedger(
       active.ledgerPath,
       (db) =>

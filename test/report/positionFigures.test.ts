@@ -168,6 +168,8 @@ describe('migration 7 on a ledger written before it', () => {
     // Take the copy back to schema 6: what a ledger of before had.
     const old = new Database(path)
     old.exec(`
+      DROP TABLE entry_halts;
+      DROP TABLE equity_peaks;
       DROP TABLE protective_exits;
       DROP TABLE protective_state;
       DROP TABLE wallet_fences;
