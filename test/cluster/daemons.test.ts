@@ -239,6 +239,28 @@ describe('three daemons on one API key, in cluster mode', { timeout: 240_000 }, 
     await expectLedgerMatchesChains(active.ledgerPath, active.account.address)
   })
 
+  it('a standby whose ledger a frozen writer keeps locked waits for the lock, then trades', async () => {
+    const active = configs.A as DaemonConfigFiles
+    // A writer stopped inside a ledger transaction: the lock stays until it runs again (or dies).
+    const frozenWriter = new Database(active.ledgerPath)
+    frozenWriter.prepare('BEGIN IMMEDIATE').run()
+    try {
+      const standby = daemons.start(writeStandbyConfig(active, 'A3'), [], env)
+      await standby.waitFor(/holds the leases/, 30_000)
+      await standby.waitFor(/the ledger is locked by another process/, 30_000)
+      expect(standby.lines.some((line) => /^trading /.test(line))).toBe(false)
+      frozenWriter.prepare('COMMIT').run()
+      const unlockedAt = Date.now()
+      await standby.waitFor(/^trading /, 60_000)
+      await until(() => confirmedSince(active.ledgerPath, unlockedAt) > 0, 20_000, 'the standby confirms a trade')
+      standby.child.kill('SIGTERM')
+      expect((await exitOf(standby.child)).code).toBe(0)
+    } finally {
+      if (frozenWriter.inTransaction) frozenWriter.prepare('ROLLBACK').run()
+      frozenWriter.close()
+    }
+  })
+
   it('a frozen daemon whose wallets were taken over signs nothing after it wakes, and stops', async () => {
     const active = configs.B as DaemonConfigFiles
     const frozen = runs.B as DaemonRun
