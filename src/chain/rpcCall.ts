@@ -1,3 +1,4 @@
+import { abortable } from '@stockroute/client/domain/abortable.js'
 import type { Client } from 'viem'
 import { ChainRpcError } from './errors.js'
 
@@ -30,22 +31,4 @@ export async function rpcCall<T>(
   }
 }
 
-/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    if (signal.aborted) return onAbort()
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
-}
+export { abortable } from '@stockroute/client/domain/abortable.js'

@@ -1,4 +1,5 @@
 import type { RequestLimiter } from '@stockroute/client/api/limiter.js'
+import { abortable } from '@stockroute/client/domain/abortable.js'
 import type { Redis } from 'ioredis'
 import PQueue from 'p-queue'
 import { RateLimiterQueue, RateLimiterRedis } from 'rate-limiter-flexible'
@@ -49,7 +50,7 @@ export function createClusterLimiter(parameters: {
       return inFlight.add(
         async () => {
           // The call's budget bounds the wait for a turn too (a turn taken after it is only wasted).
-          await untilAborted(turns.removeTokens(1, keyId), signal)
+          await abortable(turns.removeTokens(1, keyId), signal)
           // A pause this daemon heard of before Redis blocked the key (the block is set asynchronously).
           const wait = pausedUntil - Date.now()
           if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
@@ -69,24 +70,4 @@ export function createClusterLimiter(parameters: {
       return { used: Math.min(state?.consumedPoints ?? 0, budget), budget }
     },
   }
-}
-
-/** `promise`, or the signal's reason once it aborts first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise
-  signal.throwIfAborted()
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
 }

@@ -252,7 +252,11 @@ describe('three daemons on one API key, in cluster mode', { timeout: 240_000 }, 
       frozenWriter.prepare('COMMIT').run()
       const unlockedAt = Date.now()
       await standby.waitFor(/^trading /, 60_000)
-      await until(() => confirmedSince(active.ledgerPath, unlockedAt) > 0, 20_000, 'the standby confirms a trade')
+      await until(
+        () => confirmedSince(active.ledgerPath, unlockedAt) > 0,
+        20_000,
+        'the standby confirms a trade',
+      )
       standby.child.kill('SIGTERM')
       expect((await exitOf(standby.child)).code).toBe(0)
     } finally {
