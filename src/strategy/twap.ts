@@ -110,40 +110,12 @@ export function createTwapStrategy(
   const parsed = parseStrategyConfig(twapStrategyConfigSchema, { ...config, kind: 'twap' })
   const exchange: ExchangeCode = parsed.exchange
   const { market, symbol } = instrumentOf({ ticker: parsed.ticker, exchange })
-  const lotSize =
-    parsed.lotSize === undefined ? (marketDefaults[market].lotSize ?? 1n) : BigInt(parsed.lotSize)
-  const quantity = parseShareQuantity(parsed.quantity)
-  const firstRun = parsed.startAt === 'first-run'
-  const startMs = firstRun ? (options.firstRunMs ?? Date.now()) : Date.parse(parsed.startAt)
-  const durationMs = (parsed.durationMinutes ?? parsed.windowMinutes ?? 0) * 60_000
+  const { lotSize, quantity, startMs, durationMs, slices, remainder } = twapPlanOf(
+    parsed,
+    market,
+    options.firstRunMs,
+  )
   const limitPrice = parsed.limitPrice === undefined ? undefined : parsePrice(parsed.limitPrice)
-  const times = sliceTimes({
-    strategyId: parsed.id,
-    startMs,
-    durationMs,
-    slices: parsed.slices,
-    jitterPct: parsed.jitterPct ?? defaultTwapJitterPct,
-  })
-  const sliced = sliceOrder({ quantity, slices: parsed.slices, lotSize })
-  // A window from the first run starts with its first slice: the ledger keeps that slice's time as the start.
-  if (firstRun) times[0] = startMs
-  const timeOf = (index: number) => times[index - 1] ?? startMs
-  const slices: TwapSlice[] = sliced.slices.map((slice) => ({
-    index: slice.index,
-    intentId: `twap:${parsed.id}:slice:${slice.index}`,
-    atMs: timeOf(slice.index),
-    shares: slice.shares,
-  }))
-  const lastAtMs = slices.at(-1)?.atMs ?? timeOf(parsed.slices)
-  const remainder: TwapRemainder | null =
-    sliced.remainder > 0n
-      ? {
-          intentId: `twap:${parsed.id}:remainder`,
-          ticker: `${parsed.ticker}s`,
-          quantity: sliced.remainder,
-          atMs: lastAtMs,
-        }
-      : null
   const listingOf = (listings: readonly ListingView[], ticker: string) =>
     listings.find(
       (listing) =>
@@ -227,4 +199,45 @@ export function createTwapStrategy(
       return intents
     },
   }
+}
+
+/**
+ * The order's plan, fixed once made: its lot, quantity and window, the slices of whole lots at their
+ * jittered times, and the remainder that is not a whole lot.
+ */
+function twapPlanOf(parsed: TwapStrategyConfig, market: MarketCode, firstRunMs: number | undefined) {
+  const lotSize =
+    parsed.lotSize === undefined ? (marketDefaults[market].lotSize ?? 1n) : BigInt(parsed.lotSize)
+  const quantity = parseShareQuantity(parsed.quantity)
+  const firstRun = parsed.startAt === 'first-run'
+  const startMs = firstRun ? (firstRunMs ?? Date.now()) : Date.parse(parsed.startAt)
+  const durationMs = (parsed.durationMinutes ?? parsed.windowMinutes ?? 0) * 60_000
+  const times = sliceTimes({
+    strategyId: parsed.id,
+    startMs,
+    durationMs,
+    slices: parsed.slices,
+    jitterPct: parsed.jitterPct ?? defaultTwapJitterPct,
+  })
+  const sliced = sliceOrder({ quantity, slices: parsed.slices, lotSize })
+  // A window from the first run starts with its first slice: the ledger keeps that slice's time as the start.
+  if (firstRun) times[0] = startMs
+  const timeOf = (index: number) => times[index - 1] ?? startMs
+  const slices: TwapSlice[] = sliced.slices.map((slice) => ({
+    index: slice.index,
+    intentId: `twap:${parsed.id}:slice:${slice.index}`,
+    atMs: timeOf(slice.index),
+    shares: slice.shares,
+  }))
+  const lastAtMs = slices.at(-1)?.atMs ?? timeOf(parsed.slices)
+  const remainder: TwapRemainder | null =
+    sliced.remainder > 0n
+      ? {
+          intentId: `twap:${parsed.id}:remainder`,
+          ticker: `${parsed.ticker}s`,
+          quantity: sliced.remainder,
+          atMs: lastAtMs,
+        }
+      : null
+  return { lotSize, quantity, startMs, durationMs, slices, remainder }
 }

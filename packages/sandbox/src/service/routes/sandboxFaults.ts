@@ -61,7 +61,8 @@ const getFaultRoute: Route = {
 /** The TEST-ONLY fault switch endpoints (public, loopback only; 404 unless started with faults). */
 export const sandboxFaultRoutes: Route[] = [setFaultRoute, getFaultRoute]
 
-function enabledFaults(context: SandboxContext): FaultSwitch {
+/** The fault switch, or 404 when the service was started without it (every TEST-ONLY route's gate). */
+export function enabledFaults(context: SandboxContext): FaultSwitch {
   if (!context.faults) {
     throw notFound('the fault switch is disabled: start the sandbox service with faults: true (tests only)')
   }
@@ -72,11 +73,12 @@ function faultJson(faults: FaultSwitch) {
   return { fault: faults.fault, remaining: faults.remaining }
 }
 
-function jsonBody(request: SandboxRequest): unknown {
-  if (request.body.trim() === '') throw badRequest('body: a JSON object {fault, count?} is required')
+/** A fault route's JSON body; `shape` names what it should hold, for the 400 of an empty or bad one. */
+export function jsonBody(request: SandboxRequest, shape = '{fault, count?}'): unknown {
+  if (request.body.trim() === '') throw badRequest(`body: a JSON object ${shape} is required`)
   try {
     return JSON.parse(request.body)
   } catch {
-    throw badRequest('body: is not valid JSON')
+    throw badRequest(`body: is not valid JSON (send ${shape})`)
   }
 }

@@ -1,10 +1,10 @@
 import { z } from 'zod'
-import type { SandboxContext } from '../contextTypes.js'
-import { badRequest, notFound } from '../errors.js'
+import { badRequest } from '../errors.js'
 import type { FaultSwitch } from '../faultSwitch.js'
-import { findStock, shown, unknownSymbolHint } from '../market/marketSymbols.js'
-import { describeIssues, type SandboxRequest } from '../request.js'
+import { findStock, unknownSymbolHint } from '../market/marketSymbols.js'
+import { describeIssues } from '../request.js'
 import { ok, type Route } from '../route.js'
+import { enabledFaults, jsonBody } from './sandboxFaults.js'
 
 // TEST-ONLY operator endpoints (public, loopback only, like sandboxFaults.ts) that force the
 // `status` of a stock's market quotes, so that a client's handling of a quote that is not `normal`
@@ -37,7 +37,7 @@ const setStatusRoute: Route = {
   auth: 'public',
   handle(request, context) {
     const faults = enabledFaults(context)
-    const parsed = statusInput.safeParse(jsonBody(request))
+    const parsed = statusInput.safeParse(jsonBody(request, '{symbol, status}'))
     if (!parsed.success) throw badRequest(describeIssues(parsed.error))
     const { symbol, status } = parsed.data
     if (!findStock(context, symbol)) throw badRequest(`symbol: ${unknownSymbolHint(context, symbol)}`)
@@ -59,21 +59,6 @@ const getStatusRoute: Route = {
 /** The TEST-ONLY market-status endpoints (public, loopback only; 404 unless started with faults). */
 export const sandboxMarketStatusFaultRoutes: Route[] = [setStatusRoute, getStatusRoute]
 
-function enabledFaults(context: SandboxContext): FaultSwitch {
-  if (!context.faults)
-    throw notFound('the fault switch is disabled: start the sandbox service with faults: true (tests only)')
-  return context.faults
-}
-
 function statusesJson(faults: FaultSwitch) {
   return { statuses: Object.fromEntries(faults.marketStatuses) }
-}
-
-function jsonBody(request: SandboxRequest): unknown {
-  if (request.body.trim() === '') throw badRequest('body: a JSON object {symbol, status} is required')
-  try {
-    return JSON.parse(request.body)
-  } catch {
-    throw badRequest(`body: is not valid JSON (send {"symbol": ${shown('0700')}, "status": "halted"})`)
-  }
 }
