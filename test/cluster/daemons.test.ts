@@ -198,6 +198,7 @@ describe('three daemons on one API key, in cluster mode', { timeout: 240_000 }, 
     // Within the key's rate and its burst of twice the rate. How much of the budget they reach (at
     // least 85%) is throughput, measured by npm run bench:cluster: on this 2-core machine, other test
     // files running beside this one leave the daemons too little CPU to ask for the whole budget.
+    // check-tests-ignore timed-assertion: the key's rate over the measured window is the bound cluster mode keeps (issue 36)
     expect(accepted, `${accepted} accepted in ${seconds} s`).toBeLessThanOrEqual(
       keyRate * seconds + 2 * keyRate,
     )
