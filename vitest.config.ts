@@ -14,6 +14,17 @@ const packageSources = [
   ]
 })
 
+// Sandbox chains are deployed once per run and loaded from this cache afterwards, by the test
+// processes and by every daemon they start (packages/sandbox/src/chainStateCache.ts); kept inside the
+// clone rather than in the user's ~/.cache.
+process.env.STOCKROUTE_SANDBOX_CACHE ??= join(
+  import.meta.dirname,
+  'node_modules',
+  '.cache',
+  'stockroute',
+  'sandbox-chains',
+)
+
 export default defineConfig({
   resolve: { alias: packageSources },
   test: {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { StockrouteError } from '@stockroute/client/domain/errors.js'
@@ -197,6 +197,16 @@ export function anvilBinary(): string {
       `anvil binary not found: ${platformPackage} is not installed. Run \`npm install\` (its postinstall must be ` +
       'allowed in package.json "allowScripts"), or set ANVIL_BIN to an anvil executable.',
   })
+}
+
+/**
+ * Which anvil build {@link anvilBinary} names, for keeping state dumps apart: its path, size and
+ * modification time (an upgrade of the npm package or of ANVIL_BIN changes at least one).
+ */
+export function anvilIdentity(): string {
+  const binary = anvilBinary()
+  const { size, mtimeMs } = statSync(binary)
+  return `${binary}:${size}:${Math.trunc(mtimeMs)}`
 }
 
 /**

@@ -18,7 +18,8 @@ import {
   type TestClient,
   type Transport,
 } from 'viem'
-import { nonceManager, privateKeyToAccount } from 'viem/accounts'
+import { privateKeyToAccount } from 'viem/accounts'
+import { createNonceManager, jsonRpc } from 'viem/nonce'
 import type { CatalogueStock } from './catalogue.js'
 import type { SandboxChainSpec } from './chainSpecs.js'
 import {
@@ -320,9 +321,14 @@ function listedToken(stock: CatalogueStock, kind: TokenKind, address: Address, u
   }
 }
 
+/**
+ * A wallet with a nonce manager of this deployment's own: viem's shared one remembers nonces per
+ * (address, chain id) across deployments in one process, so a second sandbox on a fresh chain with
+ * the same id would send from a nonce its chain never reached, and wait forever for a receipt.
+ */
 function walletFor(chain: Chain, transport: Transport, key: SandboxKey) {
   return createWalletClient({
-    account: privateKeyToAccount(key.privateKey, { nonceManager }),
+    account: privateKeyToAccount(key.privateKey, { nonceManager: createNonceManager({ source: jsonRpc() }) }),
     chain,
     transport,
   })

@@ -1,8 +1,15 @@
-import type { Address } from 'viem'
-import { type AnvilInstance, startAnvil } from './anvil.js'
+import { type Address, createTestClient, http, publicActions } from 'viem'
+import { type AnvilInstance, anvilIdentity, startAnvil } from './anvil.js'
 import { type CatalogueStock, sandboxCatalogue } from './catalogue.js'
 import { defaultChainSpecs, type SandboxChainSpec } from './chainSpecs.js'
-import { type ChainDeployment, deploySandboxChain } from './deploy.js'
+import {
+  chainStateKey,
+  defaultChainStateCacheDir,
+  forgetCachedChain,
+  readCachedChain,
+  writeCachedChain,
+} from './chainStateCache.js'
+import { type ChainDeployment, deploySandboxChain, sandboxChain } from './deploy.js'
 import { type ChainRoleKeys, chainRoleKeys, defaultKeySeed, type SandboxKey, testWalletKeys } from './keys.js'
 
 /** One running, fully deployed local chain. */
@@ -32,13 +39,19 @@ export type StartLocalChainsParameters = {
   walletCount?: number
   /** Called as each chain is up and deployed, for progress output. */
   onChainReady?: (chain: LocalChain) => void
+  /**
+   * Where deployed chains are kept and loaded from (chainStateCache.ts); null deploys every time.
+   * Default: {@link defaultChainStateCacheDir}.
+   */
+  stateCacheDir?: string | null
   signal?: AbortSignal
 }
 
 /**
- * Starts one anvil per chain spec on free loopback ports, deploys the service's contracts, lists the
- * catalogue and funds the payer and the test wallets. On any failure everything already started is
- * stopped before the error is rethrown.
+ * Starts one anvil per chain spec on free loopback ports with the service's contracts deployed, the
+ * catalogue listed, and the payer and the test wallets funded. A chain deployed before from the same
+ * inputs is loaded from the state cache instead of deployed again. On any failure everything already
+ * started is stopped before the error is rethrown.
  *
  * @example
  * const local = await startLocalChains()
@@ -52,6 +65,7 @@ export async function startLocalChains(parameters: StartLocalChainsParameters = 
     keySeed = defaultKeySeed,
     walletCount = 4,
     onChainReady,
+    stateCacheDir = defaultChainStateCacheDir(),
     signal,
   } = parameters
   assertDistinctChainIds(specs)
@@ -64,15 +78,22 @@ export async function startLocalChains(parameters: StartLocalChainsParameters = 
   try {
     const chains = await Promise.all(
       specs.map(async (spec): Promise<LocalChain> => {
-        const anvil = await startAnvil({ chainId: spec.chainId, ...(signal ? { signal } : {}) })
-        instances.push(anvil)
         const roles = chainRoleKeys(keySeed, spec.chainId)
-        const deployment = await deploySandboxChain({ spec, rpcUrl: anvil.rpcUrl, roles, wallets, catalogue })
+        const started = await startDeployedChain({
+          spec,
+          catalogue,
+          roles,
+          wallets,
+          stateCacheDir,
+          signal,
+          // Each anvil is stopped with the others if any chain fails, even while it is still deploying.
+          onAnvil: (anvil) => instances.push(anvil),
+        })
         const chain: LocalChain = {
-          ...deployment,
+          ...started.deployment,
           chainId: spec.chainId,
           name: spec.name,
-          rpcUrl: anvil.rpcUrl,
+          rpcUrl: started.anvil.rpcUrl,
           roles,
           operatorAddress: roles.operator.address,
           payerAddress: roles.payer.address,
@@ -86,6 +107,96 @@ export async function startLocalChains(parameters: StartLocalChainsParameters = 
     await stop()
     throw error
   }
+}
+
+type StartDeployedChainParameters = {
+  spec: SandboxChainSpec
+  catalogue: readonly CatalogueStock[]
+  roles: ChainRoleKeys
+  wallets: readonly SandboxKey[]
+  stateCacheDir: string | null
+  signal: AbortSignal | undefined
+  onAnvil: (anvil: AnvilInstance) => void
+}
+
+/**
+ * One anvil with the sandbox deployed: loaded from the state cache when a chain of the same key is
+ * kept there, else deployed and then kept. A kept chain that does not load is removed, and the
+ * chain is deployed on a fresh anvil instead.
+ */
+async function startDeployedChain(
+  parameters: StartDeployedChainParameters,
+): Promise<{ anvil: AnvilInstance; deployment: ChainDeployment }> {
+  const { spec, catalogue, roles, wallets, stateCacheDir, signal, onAnvil } = parameters
+  const start = async () => {
+    const anvil = await startAnvil({ chainId: spec.chainId, ...(signal ? { signal } : {}) })
+    onAnvil(anvil)
+    return anvil
+  }
+  const key = stateCacheDir
+    ? chainStateKey({ spec, catalogue, roles, wallets, anvilIdentity: anvilIdentity() })
+    : ''
+  const cached = stateCacheDir ? readCachedChain(stateCacheDir, spec.chainId, key) : null
+  if (stateCacheDir && cached) {
+    const anvil = await start()
+    try {
+      await loadChainState(anvil.rpcUrl, spec, cached.state, cached.deployment)
+      return { anvil, deployment: cached.deployment }
+    } catch {
+      await anvil.stop()
+      forgetCachedChain(stateCacheDir, spec.chainId, key)
+    }
+  }
+  const anvil = await start()
+  try {
+    const deployment = await deploySandboxChain({ spec, rpcUrl: anvil.rpcUrl, roles, wallets, catalogue })
+    if (stateCacheDir) await keepChain(stateCacheDir, anvil.rpcUrl, spec, { key, deployment })
+    return { anvil, deployment }
+  } catch (error) {
+    await anvil.stop()
+    throw error
+  }
+}
+
+/** Keeps a deployed chain; a cache that cannot be written (a read-only home, a full disk) only costs the next start its speed. */
+async function keepChain(
+  stateCacheDir: string,
+  rpcUrl: string,
+  spec: SandboxChainSpec,
+  kept: { key: string; deployment: ChainDeployment },
+) {
+  try {
+    const state = await testClientOf(rpcUrl, spec).dumpState()
+    writeCachedChain(stateCacheDir, spec.chainId, { ...kept, state })
+  } catch {
+    // not kept: the chain itself is deployed and running
+  }
+}
+
+/**
+ * Loads a kept state into a fresh anvil and mines one block, so that the chain's latest block
+ * carries the time of this start rather than the time the state was kept.
+ */
+async function loadChainState(
+  rpcUrl: string,
+  spec: SandboxChainSpec,
+  state: `0x${string}`,
+  deployment: ChainDeployment,
+) {
+  const testClient = testClientOf(rpcUrl, spec)
+  await testClient.loadState({ state })
+  const code = await testClient.getCode({ address: deployment.executorAddress })
+  if (!code || code === '0x')
+    throw new Error(`the kept state of chain ${spec.chainId} has no executor contract`)
+  await testClient.mine({ blocks: 1 })
+}
+
+function testClientOf(rpcUrl: string, spec: SandboxChainSpec) {
+  return createTestClient({
+    chain: sandboxChain(spec.chainId, spec.name, rpcUrl),
+    transport: http(rpcUrl),
+    mode: 'anvil',
+  }).extend(publicActions)
 }
 
 function assertDistinctChainIds(specs: readonly SandboxChainSpec[]) {
