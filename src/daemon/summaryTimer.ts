@@ -6,13 +6,15 @@ import type { DaemonStatus } from './healthRoutes.js'
 /**
  * Prints the daemon's summary line every `intervalMs`: executions ended, in flight, how fresh the
  * prices are and what the last reconciliation found. Unref'd: it never keeps the process alive.
+ * Silent once the daemon is stopping: the stop prints the last summary itself, and a tick that fell
+ * between the signal and this timer's clearing printed a second one.
  *
  * @example
  * const timer = startSummaryTimer({ status, ledger, printer, write, intervalMs: 10_000 })
  * clearInterval(timer)
  */
 export function startSummaryTimer(parameters: {
-  status: Pick<DaemonStatus, 'lastTick' | 'lastReconciliation'>
+  status: Pick<DaemonStatus, 'state' | 'lastTick' | 'lastReconciliation'>
   ledger: Pick<Ledger, 'executions'>
   printer: Pick<ActivityPrinter, 'summary'>
   write: (line: string) => void
@@ -20,6 +22,7 @@ export function startSummaryTimer(parameters: {
 }): NodeJS.Timeout {
   const { status, ledger, printer, write } = parameters
   const timer = setInterval(() => {
+    if (status.state === 'stopping') return
     const tickNote = status.lastTick
       ? `prices ${status.lastTick.prices.fresh}/${status.lastTick.prices.total} fresh`
       : 'no tick yet'

@@ -9,6 +9,26 @@ export type JobRunContext = {
   doing(activity: string): void
 }
 
+/** Where the runner says what went wrong: the daemon's log (pino's signature). */
+export type JobRunnerLogger = {
+  warn: (fields: Record<string, unknown>, message: string) => void
+  error: (fields: Record<string, unknown>, message: string) => void
+}
+
+/**
+ * node-cron's own messages (a run skipped because the last one still runs, say) into the daemon's
+ * log: its default logger prints them on the console with colour codes, among the daemon's lines.
+ */
+function cronLoggerOf(logger: JobRunnerLogger, job: string) {
+  return {
+    info: () => {},
+    debug: () => {},
+    warn: (message: string) => logger.warn({ job }, message),
+    error: (message: string | Error, error?: Error) =>
+      logger.error({ job, error: String(error ?? message) }, String(message)),
+  }
+}
+
 /**
  * The daemon's cron jobs (node-cron, never two runs of one job at once): a failing run is logged
  * and the next one tried; `stop` unschedules them, aborts the runs in progress and waits for them,
@@ -19,9 +39,7 @@ export type JobRunContext = {
  * jobs.schedule('reconciliation', '* * * * *', async ({ signal, doing }) => { doing('reconciliation'); await work(signal) })
  * await jobs.stop()
  */
-export function createJobRunner(logger: {
-  error: (fields: Record<string, unknown>, message: string) => void
-}) {
+export function createJobRunner(logger: JobRunnerLogger) {
   const tasks: ReturnType<typeof cron.schedule>[] = []
   const stopping = new AbortController()
   /** Each run in progress and what it says it is doing. */
@@ -49,7 +67,14 @@ export function createJobRunner(logger: {
         running.set(current, entry)
         return current.finally(() => running.delete(current))
       }
-      tasks.push(cron.schedule(expression, guarded, { name, noOverlap: true, ...options }))
+      tasks.push(
+        cron.schedule(expression, guarded, {
+          name,
+          noOverlap: true,
+          logger: cronLoggerOf(logger, name),
+          ...options,
+        }),
+      )
     },
     /** What the runs in progress are doing, one entry per run (empty when none runs). */
     activities(): string[] {
