@@ -1,17 +1,15 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, relative } from 'node:path'
 import { plural } from '@stockroute/client/domain/plural.js'
 import { printable } from '@stockroute/client/domain/printable.js'
-import { publicClientFor } from '@stockroute/sandbox/chainClients.js'
 import { fundWallet } from '@stockroute/sandbox/fundWallet.js'
 import { defaultKeySeed, sandboxKey } from '@stockroute/sandbox/keys.js'
 import { type Sandbox, startSandbox } from '@stockroute/sandbox/startSandbox.js'
-import { getBlock } from 'viem/actions'
 import type { DaemonConfig, StockrouteConfig } from '../config/config.js'
 import { ledgerPathOf } from '../config/ledgerPath.js'
 import { migrationProgressPrinter } from '../store/migrationProgress.js'
 import { openLedger } from '../store/openLedger.js'
-import { makeOwnerOnlyFolder, ownerOnlyFileMode, tightenToOwnerOnly } from '../store/ownerOnlyFiles.js'
+import { makeOwnerOnlyFolder, tightenToOwnerOnly } from '../store/ownerOnlyFiles.js'
 import type { KillSwitchState } from '../store/risk.js'
 import {
   type EmbeddedConnection,
@@ -36,8 +34,9 @@ export type EmbeddedRun = {
  * Starts the sandbox of an embedded configuration (two anvil chains and the service, in process),
  * derives the daemon's own wallet from the seed and funds it on every chain, and returns the
  * configuration that points the daemon at them (executors and operators pinned from the chains).
- * The sandbox's chains start empty on every run, so a ledger left by an earlier run describes
- * chains that no longer exist: it is moved to `data/archive/` (never deleted; the folder and its
+ * The sandbox's chains are new anvil processes on every run (deployed, or loaded from the state
+ * cache: the same genesis, none of the earlier run's transactions), so a ledger left by an earlier
+ * run describes chains that no longer exist: it is moved to `data/archive/` (never deleted; the folder and its
  * files owner-only, 0700 and 0600) and a new one begins.
  * A halt the operator set in it is not dropped with it: the new ledger starts halted too, and a line
  * says so. A ledger a live process owns (a daemon already running on it) is refused with
@@ -87,7 +86,7 @@ export async function startEmbeddedSandbox(
       })),
     }
     const config = embeddedServiceConfig(daemonConfig, connection)
-    const { archived, carriedHalt } = await archiveLedgerOfOtherChains(ledgerPath, sandbox, progress)
+    const { archived, carriedHalt } = archiveLedgerOfEarlierRun(ledgerPath, progress)
     if (archived) progress(`  the previous sandbox run's ledger was moved to ${archived}`)
     if (carriedHalt) progress(carriedHaltLine(carriedHalt, daemonConfig.configPath))
     // After the archive, so that the file describes this run's chains beside this run's ledger.
@@ -140,60 +139,43 @@ function refuseLedgerOfLiveOwner(ledgerPath: string, progress: (line: string) =>
   }).close()
 }
 
-/** The chains a ledger was written for, by their genesis block hashes, kept beside it. */
-type SandboxRunMarker = { chains: { chainId: number; genesisHash: string }[] }
-
-async function archiveLedgerOfOtherChains(
+/**
+ * Moves the ledger of an earlier run to `archive/`, carrying its halt over. A ledger is never
+ * matched to chains by their genesis: chains loaded from the sandbox's state cache share it.
+ */
+function archiveLedgerOfEarlierRun(
   ledgerPath: string,
-  sandbox: Sandbox,
   progress: (line: string) => void,
-): Promise<{ archived: string | null; carriedHalt: EmbeddedRun['carriedHalt'] }> {
-  const markerPath = `${ledgerPath}.sandbox.json`
-  const current: SandboxRunMarker = {
-    chains: await Promise.all(
-      sandbox.local.chains.map(async (chain) => ({
-        chainId: chain.chainId,
-        genesisHash: (await getBlock(publicClientFor(chain), { blockNumber: 0n })).hash,
-      })),
-    ),
-  }
+): { archived: string | null; carriedHalt: EmbeddedRun['carriedHalt'] } {
+  // Earlier builds kept the chains' genesis hashes beside the ledger to match the two.
+  rmSync(`${ledgerPath}.sandbox.json`, { force: true })
   makeOwnerOnlyFolder(dirname(ledgerPath))
-  let archived: string | null = null
-  let carriedHalt: EmbeddedRun['carriedHalt'] = null
-  if (existsSync(ledgerPath)) {
-    const previous = existsSync(markerPath) ? readFileSync(markerPath, 'utf8') : ''
-    if (previous !== JSON.stringify(current)) {
-      // A live daemon's ledger is never moved from under it: claiming it refuses with its owner.
-      const old = openLedger({ path: ledgerPath, onMigrationProgress: migrationProgressPrinter(progress) })
-      let killSwitch: KillSwitchState
-      try {
-        killSwitch = old.risk.killSwitch()
-      } finally {
-        old.close()
-      }
-      // The archive is the daemon's own folder: owner-only, also one an older stockroute made 0755.
-      const folder = join(ledgerPath, '..', 'archive')
-      makeOwnerOnlyFolder(folder)
-      tightenToOwnerOnly(folder)
-      archived = join(folder, `stockroute-${new Date().toISOString().replaceAll(':', '-')}.sqlite`)
-      for (const suffix of ['', '-wal', '-shm']) {
-        if (!existsSync(`${ledgerPath}${suffix}`)) continue
-        renameSync(`${ledgerPath}${suffix}`, `${archived}${suffix}`)
-        tightenToOwnerOnly(`${archived}${suffix}`)
-      }
-      // The operator's halt outlives the chains: nothing is signed on the new ones until a resume.
-      if (killSwitch.halted) {
-        const fresh = openLedger({ path: ledgerPath, walCheckpoints: 'inline' })
-        try {
-          fresh.risk.halt(`${killSwitch.reason} (carried over from archive/${basename(archived)})`)
-        } finally {
-          fresh.close()
-        }
-        carriedHalt = killSwitch
-      }
-    }
+  if (!existsSync(ledgerPath)) return { archived: null, carriedHalt: null }
+  // A live daemon's ledger is never moved from under it: claiming it refuses with its owner.
+  const old = openLedger({ path: ledgerPath, onMigrationProgress: migrationProgressPrinter(progress) })
+  let killSwitch: KillSwitchState
+  try {
+    killSwitch = old.risk.killSwitch()
+  } finally {
+    old.close()
   }
-  writeFileSync(markerPath, JSON.stringify(current), { mode: ownerOnlyFileMode })
-  tightenToOwnerOnly(markerPath)
-  return { archived, carriedHalt }
+  // The archive is the daemon's own folder: owner-only, also one an older stockroute made 0755.
+  const folder = join(ledgerPath, '..', 'archive')
+  makeOwnerOnlyFolder(folder)
+  tightenToOwnerOnly(folder)
+  const archived = join(folder, `stockroute-${new Date().toISOString().replaceAll(':', '-')}.sqlite`)
+  for (const suffix of ['', '-wal', '-shm']) {
+    if (!existsSync(`${ledgerPath}${suffix}`)) continue
+    renameSync(`${ledgerPath}${suffix}`, `${archived}${suffix}`)
+    tightenToOwnerOnly(`${archived}${suffix}`)
+  }
+  if (!killSwitch.halted) return { archived, carriedHalt: null }
+  // The operator's halt outlives the chains: nothing is signed on the new ones until a resume.
+  const fresh = openLedger({ path: ledgerPath, walCheckpoints: 'inline' })
+  try {
+    fresh.risk.halt(`${killSwitch.reason} (carried over from archive/${basename(archived)})`)
+  } finally {
+    fresh.close()
+  }
+  return { archived, carriedHalt: killSwitch }
 }

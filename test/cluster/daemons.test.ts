@@ -287,18 +287,28 @@ describe('three daemons on one API key, in cluster mode', { timeout: 240_000 }, 
     await exitOf(frozen.child)
     await standby.waitFor(/^trading /, 60_000)
     await until(() => confirmedSince(active.ledgerPath, frozenAt) > 0, 20_000, 'the standby confirms a trade')
+    // B may wake between a signature and its store (both before the freeze by its lease's clock):
+    // the store then comes after waking, and is refused unless it lands before the standby raised the
+    // ledger's fence, where the standby's recovery reads it. Nothing of B's is stored after the fence.
     const signedAfterWaking = readLedger(
       active.ledgerPath,
       (db) =>
         (
           db
             .prepare(
-              `SELECT count(*) AS n FROM transactions WHERE fence_token IN (${tokens.map(() => '?').join(', ')}) AND created_at_ms > ?`,
+              `SELECT count(*) AS n FROM transactions t JOIN wallet_fences f
+                 ON f.chain_id = t.chain_id AND f.wallet = t.from_address
+               WHERE t.fence_token IN (${tokens.map(() => '?').join(', ')}) AND t.created_at_ms > f.since_ms`,
             )
-            .get(...tokens, frozenAt) as { n: number }
+            .get(...tokens) as { n: number }
         ).n,
     )
     expect(signedAfterWaking).toBe(0)
+    const fences = readLedger(active.ledgerPath, (db) =>
+      db.prepare('SELECT token FROM wallet_fences').all(),
+    ) as { token: number }[]
+    expect(fences.length).toBeGreaterThan(0)
+    for (const fence of fences) expect(fence.token).toBeGreaterThan(Math.max(...tokens))
     runs.B2 = standby
   })
 

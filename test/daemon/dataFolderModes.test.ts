@@ -43,7 +43,6 @@ describe('the data folder of a running daemon', () => {
         'stockroute.sqlite-wal',
         'stockroute.sqlite.control-token',
         'stockroute.sqlite.runtime.json',
-        'stockroute.sqlite.sandbox.json',
         'stockroute.sqlite.sandbox-connection.json',
       ]),
     )

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createEngine, type SwapIntent } from '../../src/engine/index.js'
 import { openLedger } from '../../src/store/index.js'
 import type { EngineCrashArguments } from '../fixtures/engineCrash.js'
+import { builtFixture } from '../helpers/builtFixture.js'
 import {
   engineChainsOf,
   engineLedgers,
@@ -58,7 +59,7 @@ async function runUntilCrash(parameters: {
     intent: parameters.intent,
     crash: parameters.crash,
   }
-  const child = spawnNode(['--import', 'tsx', 'test/fixtures/engineCrash.ts', JSON.stringify(args)])
+  const child = spawnNode([builtFixture('test/fixtures/engineCrash.ts'), JSON.stringify(args)])
   children.add(child)
   let stdout = ''
   let stderr = ''

@@ -2,6 +2,7 @@ import { runningAnvilPids } from '@stockroute/sandbox/anvil.js'
 import type { LocalChainsDescription } from '@stockroute/sandbox/describe.js'
 import { startLocalChains } from '@stockroute/sandbox/localChains.js'
 import { describe, expect, it } from 'vitest'
+import { builtFixture } from '../helpers/builtFixture.js'
 import { localChains } from '../helpers/localChains.js'
 import {
   anvilChildrenOf,
@@ -77,7 +78,7 @@ describe('no orphan anvil', () => {
   })
 
   it.each(['exit', 'throw'])('a process that ends by %s leaves no anvil behind', async (how) => {
-    const child = spawnNode(['--import', 'tsx', 'test/fixtures/exitAfterChainsStart.ts', how])
+    const child = spawnNode([builtFixture('test/fixtures/exitAfterChainsStart.ts'), how])
     const pids = JSON.parse(await firstLine(child)) as number[]
     expect(pids).toHaveLength(2)
     expect(pids.every(isAlive)).toBe(true)

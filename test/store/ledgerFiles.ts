@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { type Address, type Hex, keccak256, toHex } from 'viem'
 import { afterAll } from 'vitest'
 import type { NewFill } from '../../src/store/index.js'
+import { builtFixture } from '../helpers/builtFixture.js'
 import { repoRoot } from '../helpers/processes.js'
 
 /**
@@ -91,14 +92,10 @@ export function raceLedgerWorkers<T>(
 
 function runLedgerWorker<T>(args: readonly string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'test/store/fixtures/ledgerWorker.ts', ...args],
-      {
-        cwd: repoRoot,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    )
+    const child = spawn(process.execPath, [builtFixture('test/store/fixtures/ledgerWorker.ts'), ...args], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => {

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Ledger, LedgerError, openLedger } from '../../src/store/index.js'
 import { processStartOf } from '../../src/store/ledgerOwner.js'
+import { builtFixture } from '../helpers/builtFixture.js'
 import { exitOf, spawnNode } from '../helpers/processes.js'
 import { ledgerFolder } from './ledgerFiles.js'
 
@@ -22,9 +23,7 @@ afterEach(() => {
 /** Starts an owner process; resolves with its first line ("ready" or "refused <code>"). */
 async function startOwner(path: string, controlUrl?: string): Promise<{ child: ChildProcess; line: string }> {
   const child = spawnNode([
-    '--import',
-    'tsx',
-    'test/store/fixtures/ledgerOwnerChild.ts',
+    builtFixture('test/store/fixtures/ledgerOwnerChild.ts'),
     path,
     ...(controlUrl ? [controlUrl] : []),
   ])

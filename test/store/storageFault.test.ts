@@ -5,6 +5,7 @@ import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type Ledger, LedgerError, type NewExecution, openLedger } from '../../src/store/index.js'
 import { type StorageFault, storageFaultOf } from '../../src/store/storageFault.js'
+import { builtFixture } from '../helpers/builtFixture.js'
 import { repoRoot } from '../helpers/processes.js'
 import { ledgerFolder } from './ledgerFiles.js'
 
@@ -167,15 +168,11 @@ describe('storage faults', () => {
     // the -wal and -shm files, as a real deployment's folder would).
     const asRoot = process.getuid?.() === 0
     if (asRoot) chmodSync(dirname(path), 0o777)
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'test/store/fixtures/storageFaultChild.ts', path],
-      {
-        cwd: repoRoot,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
-      },
-    )
+    const child = spawn(process.execPath, [builtFixture('test/store/fixtures/storageFaultChild.ts'), path], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => {

@@ -3,6 +3,7 @@ import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { openLedger } from '../../src/store/index.js'
 import { startWalCheckpointer } from '../../src/store/walCheckpointer.js'
+import { builtFixture } from '../helpers/builtFixture.js'
 import { spawnNode } from '../helpers/processes.js'
 import { intent, ledgerFolder } from './ledgerFiles.js'
 
@@ -100,7 +101,7 @@ describe('the background WAL checkpointer', () => {
     // in checkpoints as well as in commits. Every row it reported committed must be there after.
     for (let round = 1; round <= 3; round++) {
       const path = folder.path()
-      const child = spawnNode(['--import', 'tsx', 'test/store/fixtures/walCheckpointerChild.ts', path])
+      const child = spawnNode([builtFixture('test/store/fixtures/walCheckpointerChild.ts'), path])
       let printed = ''
       child.stdout?.on('data', (chunk: Buffer) => {
         printed += chunk.toString()

@@ -9,6 +9,7 @@ import { createEngine, type SwapIntent } from '../../src/engine/index.js'
 import { type Ledger, openLedger } from '../../src/store/index.js'
 import { type FailpointName, failpointNames } from '../../src/transactions/index.js'
 import type { TradePlanArguments } from '../fixtures/tradePlan.js'
+import { builtFixture } from '../helpers/builtFixture.js'
 import {
   engineChainsOf,
   engineLedgers,
@@ -62,7 +63,7 @@ async function runChild(args: TradePlanArguments, failpoint: FailpointName | und
   const env = { ...process.env }
   if (failpoint) env.STOCKROUTE_FAILPOINTS = `${failpoint}=kill`
   else delete env.STOCKROUTE_FAILPOINTS
-  const child = spawnNode(['--import', 'tsx', 'test/fixtures/tradePlan.ts', JSON.stringify(args)], { env })
+  const child = spawnNode([builtFixture('test/fixtures/tradePlan.ts'), JSON.stringify(args)], { env })
   children.add(child)
   let output = ''
   child.stdout?.on('data', (chunk: Buffer) => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { CatalogueStock } from './catalogue.js'
 import type { SandboxChainSpec } from './chainSpecs.js'
@@ -106,6 +106,8 @@ export function readCachedChain(directory: string, chainId: number, key: string)
  * process reading it at the same moment sees the whole file or none; the folder is the user's own (0700).
  */
 export function writeCachedChain(directory: string, chainId: number, cached: CachedChain): void {
+  // Only the cache's own folder is owner-only: parents it creates (~/.cache) get the usual mode.
+  mkdirSync(dirname(directory), { recursive: true })
   mkdirSync(directory, { recursive: true, mode: 0o700 })
   const path = cachePath(directory, chainId, cached.key)
   const partial = `${path}.${process.pid}.partial`

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { sinkSubscription, startNotifier } from '../../../src/daemon/notifications/index.js'
 import { openLedger } from '../../../src/store/index.js'
+import { builtFixture } from '../../helpers/builtFixture.js'
 import { exitOf, firstLine, spawnNode } from '../../helpers/processes.js'
 import { ledgerFolder } from '../../store/ledgerFiles.js'
 import { keysOf, startReceiver, waitFor } from './receiver.js'
@@ -24,9 +25,7 @@ describe('notifier killed with SIGKILL mid-delivery', () => {
     // The 8th request is received and never answered: the process dies with it in flight.
     receiver.respond((_, index) => (index === 7 ? 'hang' : { status: 200 }))
     const child = spawnNode([
-      '--import',
-      'tsx',
-      'test/daemon/notifications/fixtures/notifierWorker.ts',
+      builtFixture('test/daemon/notifications/fixtures/notifierWorker.ts'),
       path,
       `${receiver.url}/hook`,
       secret,
