@@ -18,12 +18,12 @@ import type { ChainRoleKeys, SandboxKey } from './keys.js'
 export type CachedChain = {
   key: string
   deployment: ChainDeployment
-  /** anvil_dumpState's result: gzipped state, hex. */
+  /** anvil_dumpState's format (gzipped JSON, hex), the accounts only: loaded, they are block 0's state. */
   state: `0x${string}`
 }
 
 /** Bumped when what a cached chain holds changes shape. */
-const cacheFormat = 1
+const cacheFormat = 2
 
 /**
  * The folder chains are kept in: `STOCKROUTE_SANDBOX_CACHE` when set (`off` keeps none), else

@@ -1,4 +1,5 @@
-import { type Address, createTestClient, http, publicActions } from 'viem'
+import { gunzipSync, gzipSync } from 'node:zlib'
+import { type Address, bytesToHex, createTestClient, type Hex, hexToBytes, http, publicActions } from 'viem'
 import { type AnvilInstance, anvilIdentity, startAnvil } from './anvil.js'
 import { type CatalogueStock, sandboxCatalogue } from './catalogue.js'
 import { defaultChainSpecs, type SandboxChainSpec } from './chainSpecs.js'
@@ -166,7 +167,7 @@ async function keepChain(
   kept: { key: string; deployment: ChainDeployment },
 ) {
   try {
-    const state = await testClientOf(rpcUrl, spec).dumpState()
+    const state = asGenesis(await testClientOf(rpcUrl, spec).dumpState())
     writeCachedChain(stateCacheDir, spec.chainId, { ...kept, state })
   } catch {
     // not kept: the chain itself is deployed and running
@@ -174,8 +175,29 @@ async function keepChain(
 }
 
 /**
- * Loads a kept state into a fresh anvil and mines one block, so that the chain's latest block
- * carries the time of this start rather than the time the state was kept.
+ * anvil's dump without its blocks: loaded, the accounts become the state of block 0. With the
+ * deployment's blocks kept, a loaded chain answers nothing at them (anvil dumps no historical
+ * state), and a search over past blocks (who used a nonce, and when) fails where it works on a
+ * chain deployed afresh; this way every block of the loaded chain has its state.
+ */
+function asGenesis(dump: Hex): Hex {
+  const state = JSON.parse(gunzipSync(hexToBytes(dump)).toString('utf8')) as {
+    block?: Record<string, unknown>
+  }
+  const genesis = {
+    ...state,
+    block: { ...state.block, number: '0x0' },
+    best_block_number: 0,
+    blocks: [],
+    transactions: [],
+    historical_states: null,
+  }
+  return bytesToHex(gzipSync(JSON.stringify(genesis)))
+}
+
+/**
+ * Loads a kept state into a fresh anvil (its block 0 then holds the deployment) and mines one
+ * block, so that the chain's latest block carries the time of this start.
  */
 async function loadChainState(
   rpcUrl: string,
