@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -20,8 +20,14 @@ const contentTypes: Readonly<Record<string, string>> = {
   '.svg': 'image/svg+xml',
 }
 
-/** The folder of the dashboard's pages, scripts and styles. */
-export const dashboardStaticDir = fileURLToPath(new URL('./static/', import.meta.url))
+/**
+ * The folder of the dashboard's pages, scripts and styles: beside this module (src/, dist/), or
+ * dist/dashboard/static/ when this module is bundled into the CLI (dist/cli/stockroute.mjs).
+ */
+export const dashboardStaticDir =
+  [new URL('./static/', import.meta.url), new URL('../dashboard/static/', import.meta.url)]
+    .map((url) => fileURLToPath(url))
+    .find((path) => existsSync(path)) ?? fileURLToPath(new URL('./static/', import.meta.url))
 
 const require = createRequire(import.meta.url)
 

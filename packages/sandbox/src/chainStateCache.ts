@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { CatalogueStock } from './catalogue.js'
 import type { SandboxChainSpec } from './chainSpecs.js'
 import * as artifacts from './contracts/artifacts/index.js'
-import type { ChainDeployment } from './deploy.js'
+import { type ChainDeployment, deploymentFingerprint } from './deploy.js'
 import type { ChainRoleKeys, SandboxKey } from './keys.js'
 
 /**
@@ -59,22 +58,10 @@ export function chainStateKey(parameters: ChainStateKeyParameters): string {
     roles: Object.fromEntries(Object.entries(roles).map(([role, key]) => [role, key.address])),
     wallets: wallets.map((wallet) => wallet.address),
     bytecodes,
-    deployCode: deployModuleText(),
+    deployCode: deploymentFingerprint(),
     anvilIdentity,
   }
   return createHash('sha256').update(JSON.stringify(inputs)).digest('hex')
-}
-
-/**
- * The text of the module that deploys (deploy.js when built, deploy.ts when run from the sources):
- * a change to what it sends, or to the opening balances, is a different chain.
- */
-function deployModuleText(): string {
-  for (const name of ['deploy.js', 'deploy.ts']) {
-    const path = fileURLToPath(new URL(name, import.meta.url))
-    if (existsSync(path)) return readFileSync(path, 'utf8')
-  }
-  throw new Error(`the sandbox's deploy module is not beside ${fileURLToPath(import.meta.url)}`)
 }
 
 function cachePath(directory: string, chainId: number, key: string): string {

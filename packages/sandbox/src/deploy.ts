@@ -298,6 +298,29 @@ async function approveExecutors(
   }
 }
 
+/**
+ * The deployment's code as text (its steps and the opening balances), for the state cache's key:
+ * a change to what is sent, or to what the wallets get, is another chain. Read from the functions
+ * themselves rather than from this module's file, which a bundled CLI does not have beside it.
+ */
+export function deploymentFingerprint(): string {
+  const steps = [
+    deploySandboxChain,
+    fundNativeEther,
+    deploy,
+    deployExecutors,
+    deployAssets,
+    deployTokens,
+    mintOpeningBalances,
+    approveExecutors,
+    listedToken,
+    walletFor,
+    confirmAll,
+  ]
+  const balances = Object.entries(seedBalances).map(([name, amount]) => `${name}=${amount}`)
+  return [...steps.map(String), ...balances].join('\n')
+}
+
 /** A viem chain for a sandbox chain id and RPC URL. */
 export function sandboxChain(chainId: number, name: string, rpcUrl: string): Chain {
   return defineChain({

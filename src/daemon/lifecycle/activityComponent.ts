@@ -1,6 +1,6 @@
 import type { Engine } from '../../engine/index.js'
 import { type ActivityPrinter, createActivityPrinter } from '../activity.js'
-import { unfinishedLeftByEmbeddedRun } from '../embeddedSandbox.js'
+import { unfinishedLeftByEmbeddedRun } from '../unfinishedLeftByEmbeddedRun.js'
 import type { DaemonComponent } from './daemonComponent.js'
 import { type DaemonReport, type DaemonRun, need } from './daemonRun.js'
 
