@@ -88,7 +88,7 @@ it('runs the embedded demo for a bounded time: trades on both chains, exits 0; n
   timeout: 120_000,
 }, async () => {
   const configPath = demoConfig()
-  const first = await runFor(configPath, 12)
+  const first = await runFor(configPath, 6)
   expect(first.exit, first.stderr).toEqual({ code: 0, signal: null })
   expect(first.stderr).toMatch(/chain 31337 \(Sandbox Alpha\) ready/)
   // One readable line per execution: side, ticker, amounts, price, chain, latency, tx hash.
@@ -99,7 +99,7 @@ it('runs the embedded demo for a bounded time: trades on both chains, exits 0; n
     /✓ buy {2}(0700 \d+00|\d+00 0700) for [\d.]+ USDT @ [\d.]+ USDT[^\n]* {2}chain 31338 /,
   )
   expect(first.stdout).toMatch(/summary: \d+ executions in [\d.]+ min \(\d+ confirmed/)
-  expect(first.stdout).toMatch(/stopped: duration of 12 s over/)
+  expect(first.stdout).toMatch(/stopped: duration of 6 s over/)
   const ledgerPath = join(folder, 'data', 'stockroute.sqlite')
   const ledger = openLedger({ path: ledgerPath, readonly: true })
   expect(ledger.executions.listUnfinishedExecutions()).toEqual([])

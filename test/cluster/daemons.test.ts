@@ -181,11 +181,11 @@ describe('three daemons on one API key, in cluster mode', { timeout: 240_000 }, 
       }),
     )
     // check-tests-ignore sleep-then-expect: the budget is a figure over a measured window (issue 36), read from the service's own counts
-    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
     const before = keyTally()
     const startedAt = Date.now()
     // check-tests-ignore sleep-then-expect: the budget is a figure over a measured window (issue 36)
-    await new Promise((resolve) => setTimeout(resolve, 15_000))
+    await new Promise((resolve) => setTimeout(resolve, 8_000))
     const after = keyTally()
     posting = false
     await Promise.all(posters)

@@ -70,7 +70,7 @@ describe('stockroute start', () => {
     timeout: 90_000,
   }, async () => {
     const { configPath, ledgerPath, account } = await writeDaemonConfig('bounded', everySecondOnBothChains())
-    const run = startDaemonProcess(configPath, ['--duration', '10'])
+    const run = startDaemonProcess(configPath, ['--duration', '6'])
     const apiLine = await run.waitFor(/^control API http:\/\/127\.0\.0\.1:\d+/)
     const apiUrl = apiLine.split(' ')[2] ?? ''
     await run.waitFor(/✓ buy .* chain 31338 /)
@@ -95,7 +95,7 @@ describe('stockroute start', () => {
     await run.waitFor(/summary: \d+ executions/)
 
     expect(await exitOf(run.child)).toEqual({ code: 0, signal: null })
-    expect(run.lines.some((line) => line.startsWith('stopped: duration of 10 s over'))).toBe(true)
+    expect(run.lines.some((line) => line.startsWith('stopped: duration of 6 s over'))).toBe(true)
     const { executions } = await expectLedgerMatchesChains(ledgerPath, account.address)
     const chainsTraded = new Set(executions.filter((e) => e.state === 'confirmed').map((e) => e.chain_id))
     expect([...chainsTraded].sort()).toEqual(
