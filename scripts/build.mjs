@@ -35,7 +35,9 @@ await build({
   target: 'node20',
   external: ['better-sqlite3', 'tiny-secp256k1', 'pino', 'pino-pretty', 'ioredis'],
   // Bundled CommonJS packages call require(): give the module one.
-  banner: { js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);",
+  },
   // Names stay what the sources say: commander and the project's errors are told apart by `name`,
   // which the bundler would otherwise rename where two modules' names collide.
   keepNames: true,
