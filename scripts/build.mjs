@@ -8,25 +8,16 @@
 // the last build (node_modules/.cache/stockroute/build-inputs, below): `npm install` has just built a clone, and a test run after
 // an edit of a test alone needs no build.
 import { spawnSync } from 'node:child_process'
-import { createHash } from 'node:crypto'
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { build } from 'esbuild'
+import { inputsOfTheBuild, nodeBundle } from './buildSettings.mjs'
 
 const root = join(import.meta.dirname, '..')
 const tsc = join(root, 'node_modules', '.bin', 'tsc')
 const started = Date.now()
 const inputsPath = join(root, 'node_modules', '.cache', 'stockroute', 'build-inputs')
-const inputs = inputsOfTheBuild()
+const inputs = inputsOfTheBuild(root)
 if (process.argv.includes('--if-changed') && isBuiltFrom(inputs)) {
   process.stdout.write('build: dist/ is built from these sources already: nothing to do\n')
   process.exit(0)
@@ -42,59 +33,18 @@ for (const folder of [join(root, 'packages', 'client'), join(root, 'packages', '
 cpSync(join(root, 'src', 'dashboard', 'static'), join(root, 'dist', 'dashboard', 'static'), {
   recursive: true,
 })
-// The CLI's bundle: the native (better-sqlite3, tiny-secp256k1's wasm) and worker-thread (pino's
-// transports) packages stay outside it, loaded from node_modules as the library loads them.
+// The CLI's bundle.
 await build({
+  ...nodeBundle,
   entryPoints: [join(root, 'dist', 'cli', 'main.js')],
   outfile: join(root, 'dist', 'cli', 'stockroute.mjs'),
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  external: ['better-sqlite3', 'tiny-secp256k1', 'pino', 'pino-pretty', 'ioredis'],
-  // Bundled CommonJS packages call require(): give the module one.
-  banner: {
-    js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);",
-  },
-  // Names stay what the sources say: commander and the project's errors are told apart by `name`,
-  // which the bundler would otherwise rename where two modules' names collide.
-  keepNames: true,
   sourcemap: true,
-  logLevel: 'warning',
 })
 mkdirSync(dirname(inputsPath), { recursive: true })
 writeFileSync(inputsPath, inputs)
 process.stdout.write(
   `build: dist/ of 3 packages written in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
 )
-
-/**
- * What the build reads, as one hash: every file of the three packages' sources, their package and
- * TypeScript settings and this script, by path, size and modification time (an edit, a checkout, a
- * new or deleted module each change it).
- */
-function inputsOfTheBuild() {
-  const files = []
-  const walk = (path) => {
-    for (const entry of readdirSync(path, { withFileTypes: true })) {
-      const child = join(path, entry.name)
-      if (entry.isDirectory()) walk(child)
-      else files.push(child)
-    }
-  }
-  for (const folder of [root, join(root, 'packages', 'client'), join(root, 'packages', 'sandbox')]) {
-    walk(join(folder, 'src'))
-    for (const name of ['package.json', 'tsconfig.json', 'tsconfig.build.json'])
-      if (existsSync(join(folder, name))) files.push(join(folder, name))
-  }
-  files.push(join(root, 'scripts', 'build.mjs'))
-  const hash = createHash('sha256')
-  for (const file of files.sort()) {
-    const { size, mtimeMs } = statSync(file)
-    hash.update(`${relative(root, file)} ${size} ${mtimeMs}\n`)
-  }
-  return `${hash.digest('hex')}\n`
-}
 
 /** Whether the last build's outputs are all there and were built from `inputs`. */
 function isBuiltFrom(inputs) {
