@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs'
 import { join } from 'node:path'
 import { defineConfig } from 'vitest/config'
 import { LongestFirstSequencer } from './test/setup/longestFirst.js'
@@ -25,6 +26,11 @@ process.env.STOCKROUTE_SANDBOX_CACHE ??= join(
   'sandbox-chains',
 )
 
+// Temporary files (ledgers, daemons' data folders) on tmpfs where the machine has one: what the tests
+// check holds on any file system, and this machine's disk makes every SQLite fsync wait (the ledger
+// files' tests ran 25-30% faster on /dev/shm). TMPDIR set by the caller is kept.
+if (!process.env.TMPDIR && isWritableFolder('/dev/shm')) process.env.TMPDIR = '/dev/shm'
+
 export default defineConfig({
   resolve: { alias: packageSources },
   test: {
@@ -42,3 +48,12 @@ export default defineConfig({
     sequence: { sequencer: LongestFirstSequencer },
   },
 })
+
+function isWritableFolder(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK | constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
