@@ -5,8 +5,8 @@
 // writes are over a thousand, so a command starts in about half the CPU. Run by
 // `prepare`, so `npm install` in a clone builds it; each dist/ starts empty (no file of a deleted
 // module left behind). With --if-changed (`npm test`), nothing is done when the inputs are those of
-// the last build (node_modules/.cache/stockroute/build-inputs, below): `npm install` has just built a clone, and a test run after
-// an edit of a test alone needs no build.
+// the last build (kept in node_modules/.cache/stockroute/build-inputs): `npm install` has just built
+// a clone, and a test run after an edit of a test alone needs no build.
 import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'

@@ -6,8 +6,8 @@ import { join, relative } from 'node:path'
 
 /**
  * What the build reads, as one hash: every file of the three packages' sources, their package and
- * TypeScript settings and scripts/build.mjs, by path, size and modification time (an edit, a checkout, a
- * new or deleted module each change it).
+ * TypeScript settings, scripts/build.mjs and this file (the bundle's options), by path, size and
+ * modification time (an edit, a checkout, a new or deleted module each change it).
  */
 export function inputsOfTheBuild(root) {
   const files = []
@@ -23,7 +23,7 @@ export function inputsOfTheBuild(root) {
     for (const name of ['package.json', 'tsconfig.json', 'tsconfig.build.json'])
       if (existsSync(join(folder, name))) files.push(join(folder, name))
   }
-  files.push(join(root, 'scripts', 'build.mjs'))
+  files.push(join(root, 'scripts', 'build.mjs'), join(root, 'scripts', 'buildSettings.mjs'))
   const hash = createHash('sha256')
   for (const file of files.sort()) {
     const { size, mtimeMs } = statSync(file)

@@ -35,8 +35,8 @@ export type EmbeddedRun = {
  * configuration that points the daemon at them (executors and operators pinned from the chains).
  * The sandbox's chains are new anvil processes on every run (deployed, or loaded from the state
  * cache: the same genesis, none of the earlier run's transactions), so a ledger left by an earlier
- * run describes chains that no longer exist: it is moved to `data/archive/` (never deleted; the folder and its
- * files owner-only, 0700 and 0600) and a new one begins.
+ * run describes chains that no longer exist: it is moved to `data/archive/` (never deleted; the
+ * folder and its files owner-only, 0700 and 0600) and a new one begins.
  * A halt the operator set in it is not dropped with it: the new ledger starts halted too, and a line
  * says so. A ledger a live process owns (a daemon already running on it) is refused with
  * `LEDGER_IN_USE` before any chain starts.

@@ -134,24 +134,27 @@ async function startDeployedChain(
     onAnvil(anvil)
     return anvil
   }
-  const key = stateCacheDir
-    ? chainStateKey({ spec, catalogue, roles, wallets, anvilIdentity: anvilIdentity() })
-    : ''
-  const cached = stateCacheDir ? readCachedChain(stateCacheDir, spec.chainId, key) : null
-  if (stateCacheDir && cached) {
+  const kept = stateCacheDir
+    ? {
+        dir: stateCacheDir,
+        key: chainStateKey({ spec, catalogue, roles, wallets, anvilIdentity: anvilIdentity() }),
+      }
+    : null
+  const cached = kept ? readCachedChain(kept.dir, spec.chainId, kept.key) : null
+  if (kept && cached) {
     const anvil = await start()
     try {
       await loadChainState(anvil.rpcUrl, spec, cached.state, cached.deployment)
       return { anvil, deployment: cached.deployment }
     } catch {
       await anvil.stop()
-      forgetCachedChain(stateCacheDir, spec.chainId, key)
+      forgetCachedChain(kept.dir, spec.chainId, kept.key)
     }
   }
   const anvil = await start()
   try {
     const deployment = await deploySandboxChain({ spec, rpcUrl: anvil.rpcUrl, roles, wallets, catalogue })
-    if (stateCacheDir) await keepChain(stateCacheDir, anvil.rpcUrl, spec, { key, deployment })
+    if (kept) await keepChain(kept.dir, anvil.rpcUrl, spec, { key: kept.key, deployment })
     return { anvil, deployment }
   } catch (error) {
     await anvil.stop()

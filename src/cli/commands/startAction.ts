@@ -8,7 +8,7 @@ import { listenForShutdownSignals } from '../shutdown.js'
 /** What `stockroute start` runs (its options: ./startCommand.ts): the daemon, until a signal or the duration. */
 export async function runDaemon(options: { config: string; duration?: number }) {
   const config = loadDaemonConfig(options.config)
-  // The daemon's modules load once the configuration is read: a wrong one is told at once (0.15 s
+  // The daemon's modules load once the configuration is read: a wrong one is told at once (0.4 s
   // of CPU instead of 1.5 s).
   const { startDaemon } = await import('../../daemon/startDaemon.js')
   const daemon = await startDaemon({ config, durationSeconds: options.duration })
