@@ -119,7 +119,8 @@ async function statusWithThreeUsed(configPath: string): Promise<ClusterStatus> {
     expect(run.code, run.stderr).toBe(0)
     const status = JSON.parse(run.stdout) as ClusterStatus
     const mine = status.budget.keys.find((key) => key.thisConfig)
-    if (mine?.consumed !== 0 || attempt === 5) return status
+    // The CLI must start and read within the window: on a loaded machine that can take a few tries.
+    if (mine?.consumed !== 0 || attempt === 20) return status
   }
 }
 

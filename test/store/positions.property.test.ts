@@ -90,7 +90,10 @@ const operation = fc.oneof(
 type Model = { balance: bigint; exists: boolean; ticker: string }
 
 describe('positions = fold(fills + corporate-action adjustments + renames)', () => {
-  it('after random sequences, the incrementally maintained table equals recomputePositions(), and balances equal the sum of fills and adjustments', () => {
+  // 120 sequences over a real ledger file: CPU-bound, past 30 s on a loaded 2-core machine.
+  it('after random sequences, the incrementally maintained table equals recomputePositions(), and balances equal the sum of fills and adjustments', {
+    timeout: 120_000,
+  }, () => {
     let run = 0
     fc.assert(
       fc.property(fc.array(operation, { minLength: 1, maxLength: 60 }), (operations) => {
