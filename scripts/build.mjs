@@ -1,8 +1,11 @@
 // Builds the packages into their dist/ folders, in dependency order (@stockroute/client, then
 // @stockroute/sandbox, then stockroute): JavaScript, type declarations and source maps (tsc, with
 // each one's tsconfig.build.json), the dashboard's static files beside its module, and the CLI as
-// one bundled module (dist/cli/stockroute.mjs, esbuild): Node loads one file where the modules tsc
-// writes are over a thousand, so a command starts in about half the CPU. Run by
+// a bundle (dist/cli/stockroute.mjs and its chunks, esbuild): Node loads a few files where the modules
+// tsc writes are over a thousand, so a command starts in about half the CPU. The bundle is split where
+// main.ts imports a command's action lazily: `--version`, `--help` and a command that reads one file
+// load the command line's definitions (30 KB) and what that action needs, not the engine, the chains
+// and the sandbox (4 MB; 0.1 s of CPU for `--version` instead of 0.4 s). Run by
 // `prepare`, so `npm install` in a clone builds it; each dist/ starts empty (no file of a deleted
 // module left behind). With --if-changed (`npm test`), nothing is done when the inputs are those of
 // the last build (kept in node_modules/.cache/stockroute/build-inputs): `npm install` has just built
@@ -33,11 +36,15 @@ for (const folder of [join(root, 'packages', 'client'), join(root, 'packages', '
 cpSync(join(root, 'src', 'dashboard', 'static'), join(root, 'dist', 'dashboard', 'static'), {
   recursive: true,
 })
-// The CLI's bundle.
+// The CLI's bundle: its chunks sit beside it, so paths found from a chunk's import.meta.url (the
+// package's package.json, the dashboard's static files) are those found from the entry.
 await build({
   ...nodeBundle,
-  entryPoints: [join(root, 'dist', 'cli', 'main.js')],
-  outfile: join(root, 'dist', 'cli', 'stockroute.mjs'),
+  entryPoints: { stockroute: join(root, 'dist', 'cli', 'main.js') },
+  outdir: join(root, 'dist', 'cli'),
+  splitting: true,
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunk-[hash]',
   sourcemap: true,
 })
 mkdirSync(dirname(inputsPath), { recursive: true })
