@@ -50,7 +50,7 @@ describe('drawdown against a replay of the equity marks', () => {
         (capitalUnits, centiPct, chainCapitalUnits, chainCentiPct, steps) => {
           run += 1
           const start = 1_750_000_000_000
-          const ledger = openLedger({ path: folder.path(`property-${run}.sqlite`), now: () => start })
+          const ledger = openLedger({ path: folder.migratedPath(`property-${run}.sqlite`), now: () => start })
           const capital = (capitalUnits * e18) as Notional
           const chainCapital = (chainCapitalUnits * e18) as Notional
           const limits: RiskLimits = {

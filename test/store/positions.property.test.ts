@@ -97,7 +97,7 @@ describe('positions = fold(fills + corporate-action adjustments + renames)', () 
     let run = 0
     fc.assert(
       fc.property(fc.array(operation, { minLength: 1, maxLength: 60 }), (operations) => {
-        const path = folder.path(`property-${run++}.sqlite`)
+        const path = folder.migratedPath(`property-${run++}.sqlite`)
         let ledger: Ledger = openLedger({ path })
         const model = new Map<number, Model>(
           markets.map((m, index) => [index, { balance: 0n, exists: false, ticker: m.info.ticker }]),
