@@ -26,6 +26,15 @@ process.env.STOCKROUTE_SANDBOX_CACHE ??= join(
   'sandbox-chains',
 )
 
+// The CLI's compiled code, kept per command by every CLI process the tests start (src/cli/loadCliBundle.ts).
+process.env.STOCKROUTE_CODE_CACHE ??= join(
+  import.meta.dirname,
+  'node_modules',
+  '.cache',
+  'stockroute',
+  'code-cache',
+)
+
 // Temporary files (ledgers, daemons' data folders) on tmpfs where the machine has one: what the tests
 // check holds on any file system, and this machine's disk makes every SQLite fsync wait (the ledger
 // files' tests ran 25-30% faster on /dev/shm). TMPDIR set by the caller is kept.

@@ -1,14 +1,22 @@
 #!/usr/bin/env node
-// The CLI as built into dist/ by `npm run build` (which `npm install` runs in a clone): one bundled module.
+// The CLI as built into dist/ by `npm run build` (which `npm install` runs in a clone): one bundled
+// CommonJS file, loaded with V8's code cache of the command's last run (src/cli/loadCliBundle.ts).
+import { fileURLToPath } from 'node:url'
+
+const bundlePath = fileURLToPath(new URL('../dist/cli/stockroute.cjs', import.meta.url))
 let cli
 try {
-  cli = await import('../dist/cli/stockroute.mjs')
+  const { loadCliBundle } = await import('../dist/cli/loadCliBundle.js')
+  cli = loadCliBundle({ bundlePath, command: process.argv[2] ?? '' })
 } catch (error) {
-  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/cli/stockroute.mjs'))
-    throw error
+  const missing =
+    (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('loadCliBundle')) ||
+    (error?.code === 'ENOENT' && error.path === bundlePath)
+  if (!missing) throw error
   process.stderr.write(
-    'error BUILD_MISSING: stockroute is not built (dist/cli/stockroute.mjs is missing)\nfix: run `npm install` (or `npm run build`) in the checkout\n',
+    'error BUILD_MISSING: stockroute is not built (dist/cli/ is missing or incomplete)\nfix: run `npm install` (or `npm run build`) in the checkout\n',
   )
   process.exit(1)
 }
-await cli.main(process.argv)
+process.once('exit', cli.saveCodeCache)
+await cli.exports.main(process.argv)

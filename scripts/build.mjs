@@ -1,11 +1,8 @@
 // Builds the packages into their dist/ folders, in dependency order (@stockroute/client, then
 // @stockroute/sandbox, then stockroute): JavaScript, type declarations and source maps (tsc, with
 // each one's tsconfig.build.json), the dashboard's static files beside its module, and the CLI as
-// a bundle (dist/cli/stockroute.mjs and its chunks, esbuild): Node loads a few files where the modules
-// tsc writes are over a thousand, so a command starts in about half the CPU. The bundle is split where
-// main.ts imports a command's action lazily: `--version`, `--help` and a command that reads one file
-// load the command line's definitions (30 KB) and what that action needs, not the engine, the chains
-// and the sandbox (4 MB; 0.1 s of CPU for `--version` instead of 0.4 s). Run by
+// one bundled file (dist/cli/stockroute.cjs, esbuild): Node loads one file where the modules tsc
+// writes are over a thousand, so a command starts in about half the CPU. Run by
 // `prepare`, so `npm install` in a clone builds it; each dist/ starts empty (no file of a deleted
 // module left behind). With --if-changed (`npm test`), nothing is done when the inputs are those of
 // the last build (kept in node_modules/.cache/stockroute/build-inputs): `npm install` has just built
@@ -36,15 +33,18 @@ for (const folder of [join(root, 'packages', 'client'), join(root, 'packages', '
 cpSync(join(root, 'src', 'dashboard', 'static'), join(root, 'dist', 'dashboard', 'static'), {
   recursive: true,
 })
-// The CLI's bundle: its chunks sit beside it, so paths found from a chunk's import.meta.url (the
-// package's package.json, the dashboard's static files) are those found from the entry.
+// The CLI's bundle: one CommonJS file, which bin/stockroute.js loads with V8's code cache
+// (src/cli/loadCliBundle.ts; Node 20 caches no compiled ES module). import.meta of the sources is
+// the bundle's own: the paths found from it (the package's package.json, the dashboard's static
+// files) are those found from dist/cli/.
+const { banner: _esmRequire, ...nodeOptions } = nodeBundle
 await build({
-  ...nodeBundle,
-  entryPoints: { stockroute: join(root, 'dist', 'cli', 'main.js') },
-  outdir: join(root, 'dist', 'cli'),
-  splitting: true,
-  outExtension: { '.js': '.mjs' },
-  chunkNames: 'chunk-[hash]',
+  ...nodeOptions,
+  format: 'cjs',
+  entryPoints: [join(root, 'dist', 'cli', 'main.js')],
+  outfile: join(root, 'dist', 'cli', 'stockroute.cjs'),
+  define: { 'import.meta.url': 'importMetaUrlOfBundle', 'import.meta.dirname': '__dirname' },
+  banner: { js: "const importMetaUrlOfBundle = require('node:url').pathToFileURL(__filename).href;" },
   sourcemap: true,
 })
 mkdirSync(dirname(inputsPath), { recursive: true })
@@ -59,7 +59,7 @@ function isBuiltFrom(inputs) {
     join(root, 'packages', 'client', 'dist', 'index.js'),
     join(root, 'packages', 'sandbox', 'dist', 'startSandbox.js'),
     join(root, 'dist', 'index.js'),
-    join(root, 'dist', 'cli', 'stockroute.mjs'),
+    join(root, 'dist', 'cli', 'stockroute.cjs'),
     join(root, 'dist', 'dashboard', 'static'),
   ]
   if (!outputs.every((path) => existsSync(path)) || !existsSync(inputsPath)) return false
