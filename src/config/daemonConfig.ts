@@ -34,10 +34,32 @@ export const strictSection = <Shape extends z.core.$ZodLooseShape>(shape: Shape)
         : undefined,
   })
 
+/**
+ * Each strategy needs an id of its own: its intents are named after it (`schedule:<id>:<time>`), so
+ * the second of two strategies sharing one would never trade (the engine takes its intents for the
+ * first's, already made), and switches and reports could not tell them apart.
+ */
+function refuseRepeatedIds(strategies: readonly { id: string }[], context: z.RefinementCtx): void {
+  const firstAt = new Map<string, number>()
+  strategies.forEach((strategy, index) => {
+    const first = firstAt.get(strategy.id)
+    if (first === undefined) firstAt.set(strategy.id, index)
+    else
+      context.addIssue({
+        code: 'custom',
+        path: [index, 'id'],
+        message: `${JSON.stringify(strategy.id)} is the id of strategies[${first}] too: give each strategy its own id (its intents are named after it)`,
+      })
+  })
+}
+
 /** The daemon's sections; every field is optional in the file. */
 export const daemonSectionsShape = {
   /** What the daemon trades: limit, schedule and rebalance strategies (src/strategy). */
-  strategies: z.array(strategyConfigSchema, { error: 'must be a list of strategies' }).default([]),
+  strategies: z
+    .array(strategyConfigSchema, { error: 'must be a list of strategies' })
+    .superRefine(refuseRepeatedIds)
+    .default([]),
   marketData: strictSection({
     /** How often every needed price is polled, ms (default 2000). */
     intervalMs: wholeNumber(100, 3_600_000, 'ms').default(2_000),

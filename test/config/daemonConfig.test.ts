@@ -9,7 +9,7 @@ import { controlApiLimitDefaults } from '../../src/daemon/controlApi/http/server
 // The control API's limits in the config's `api` section: their defaults (the same as the control
 // server's own), and a bad value named with its range.
 
-function configWith(api: unknown): string {
+function configWith(api: unknown, strategies: unknown[] = []): string {
   const dir = mkdtempSync(join(tmpdir(), 'stockroute-daemon-config-'))
   const path = join(dir, 'stockroute.json')
   writeFileSync(
@@ -25,6 +25,7 @@ function configWith(api: unknown): string {
         },
       ],
       api,
+      strategies,
     }),
   )
   return path
@@ -50,5 +51,31 @@ describe('api limits', () => {
     expect(() => readConfigFile(configWith({ maxEventStreams: 0, maxQueuedReads: 1.5 }))).toThrow(
       /api\.maxEventStreams: must be a whole number of streams from 1 to 100000[\s\S]*api\.maxQueuedReads: must be a whole number of requests from 1 to 1000000/,
     )
+  })
+})
+
+describe('strategies', () => {
+  const schedule = (id: string, chainId: number) => ({
+    kind: 'schedule',
+    id,
+    chainId,
+    ticker: 'AAPL',
+    exchange: 0,
+    side: 'buy',
+    amountIn: '10',
+    cron: '0 * * * * *',
+  })
+
+  it('are refused when two share an id, the second named with the first: its intents would be taken for the first’s', () => {
+    expect(() =>
+      readConfigFile(
+        configWith({}, [schedule('dca', 31337), schedule('other', 31337), schedule('dca', 31338)]),
+      ),
+    ).toThrow(/strategies\.2\.id: "dca" is the id of strategies\[0\] too: give each strategy its own id/)
+    expect(
+      readConfigFile(
+        configWith({}, [schedule('dca-31337', 31337), schedule('dca-31338', 31338)]),
+      ).daemon.strategies.map((strategy) => strategy.id),
+    ).toEqual(['dca-31337', 'dca-31338'])
   })
 })
