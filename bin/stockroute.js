@@ -4,10 +4,11 @@
 import { fileURLToPath } from 'node:url'
 
 const bundlePath = fileURLToPath(new URL('../dist/cli/stockroute.cjs', import.meta.url))
+const command = process.argv[2] ?? ''
 let cli
 try {
   const { loadCliBundle } = await import('../dist/cli/loadCliBundle.js')
-  cli = loadCliBundle({ bundlePath, command: process.argv[2] ?? '' })
+  cli = loadCliBundle({ bundlePath, command })
 } catch (error) {
   const missing =
     (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('loadCliBundle')) ||
@@ -18,5 +19,9 @@ try {
   )
   process.exit(1)
 }
-process.once('exit', cli.saveCodeCache)
+// Options alone (--version, --help) share one cache; a mistyped command keeps none.
+process.once('exit', () => {
+  if (command === '' || command.startsWith('-') || cli.exports.commandNames().includes(command))
+    cli.saveCodeCache()
+})
 await cli.exports.main(process.argv)

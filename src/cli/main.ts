@@ -87,3 +87,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = exitCodes[category]
   }
 }
+
+/** The command line's commands by name (`start`, `swap`, …): bin/stockroute.js keeps a code cache for each, none for a mistyped one. */
+export function commandNames(): string[] {
+  return buildProgram().commands.map((command) => command.name())
+}

@@ -107,7 +107,7 @@ describe('loadCliBundle', () => {
     expect(loaded.exports.answer()).toBe(4)
   })
 
-  it('the built CLI keeps a cache per command in STOCKROUTE_CODE_CACHE, and runs from it', () => {
+  it('the built CLI keeps a cache per command in STOCKROUTE_CODE_CACHE, runs from it, and keeps none for a mistyped command', () => {
     const cacheDir = join(folder, 'cache-cli')
     const run = () =>
       spawnSync(
@@ -129,5 +129,14 @@ describe('loadCliBundle', () => {
     expect(second.stdout).toBe(first.stdout)
     // Accepted, so not written again.
     expect(statSync(join(cacheDir, file as string)).mtimeMs).toBe(written)
+    // A mistyped command fails as ever, and keeps no cache of its own.
+    const typo = spawnSync(process.execPath, ['bin/stockroute.js', 'swapp'], {
+      cwd: repoRoot,
+      env: { ...process.env, STOCKROUTE_CODE_CACHE: cacheDir },
+      encoding: 'utf8',
+    })
+    expect(typo.status).not.toBe(0)
+    expect(typo.stderr).toContain("unknown command 'swapp'")
+    expect(cacheFiles(cacheDir)).toEqual([file])
   })
 })
