@@ -3,12 +3,14 @@ import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { exitCodes } from '../../src/cli/exitCodes.js'
+import { openLedger } from '../../src/store/index.js'
 import { chainWithoutRouter, chainWithRouter } from '../helpers/localChains.js'
 import { runStockroute } from '../helpers/processes.js'
 import { closedPort, dir, doctor, find, reportOf, useDoctorSandbox, variant } from './doctorSandbox.js'
 
 // `stockroute doctor` when a check fails (exit 1): a wrong pin, an unreachable or silent RPC or
-// service, a halted kill switch, a strategy the rules refuse. Each names what to fix.
+// service, a halted kill switch, a strategy the rules refuse. Each names what to fix. Entry halts
+// of the risk limits are a warning (exit 0), each named.
 
 useDoctorSandbox()
 
@@ -106,6 +108,68 @@ describe('stockroute doctor against a sandbox', () => {
     )
     // It is the one failure: the deployment itself is healthy.
     expect(report.checks.filter((check) => check.status === 'fail')).toEqual([killSwitch])
+  })
+
+  it('entry halts of the risk limits are a warning naming each, which resume clears: exit 0', async () => {
+    const path = variant('entry-halted', (config) => ({ ...config, dataDir: 'entry-halted-data' }))
+    const ledgerPath = join(dir, 'entry-halted-data', 'stockroute.sqlite')
+    const chainId = chainWithRouter().chainId
+    // Latched as the engine latches them (src/engine/entryHalts.ts), by a writer that then stops.
+    const ledger = openLedger({ path: ledgerPath })
+    try {
+      ledger.risk.haltEntries({
+        chainId: null,
+        rule: 'maxDrawdownPct',
+        reason: 'drawdown 12.5% from the peak, over the limit of 10%',
+        figures: {},
+      })
+      ledger.risk.haltEntries({
+        chainId,
+        rule: 'maxDailyRealizedLoss',
+        reason: 'realized loss 600 today, over the limit of 500',
+        figures: {},
+      })
+    } finally {
+      ledger.close()
+    }
+    const run = await doctor('--config', path, '--json')
+    const killSwitch = find(reportOf(run), 'kill-switch')
+    expect(killSwitch).toMatchObject({
+      status: 'warn',
+      details: {
+        ledgerPath,
+        halted: false,
+        entryHalts: [
+          {
+            chainId: null,
+            rule: 'maxDrawdownPct',
+            reason: 'drawdown 12.5% from the peak, over the limit of 10%',
+          },
+          { chainId, rule: 'maxDailyRealizedLoss', reason: 'realized loss 600 today, over the limit of 500' },
+        ],
+      },
+    })
+    expect(killSwitch.message).toMatch(
+      new RegExp(
+        `is not halted, but buys are refused \\(sells still run\\) by 2 entry halts of the risk limits: all chains: drawdown 12\\.5% from the peak, over the limit of 10% \\(maxDrawdownPct, since \\d{4}-[\\d-]+T[\\d:.]+Z\\); chain ${chainId}: realized loss 600 today, over the limit of 500 \\(maxDailyRealizedLoss, since [^)]+\\); once it is safe to buy again, run \`stockroute resume --config `,
+      ),
+    )
+    // A warning: the deployment itself is healthy.
+    expect(run.code).toBe(0)
+    expect(reportOf(run).checks.filter((check) => check.status !== 'ok')).toEqual([killSwitch])
+
+    const resume = await runStockroute([
+      'resume',
+      '--config',
+      path,
+      '--reason',
+      'doctor test: limits reviewed',
+    ])
+    expect(resume.code, resume.stderr).toBe(0)
+    expect(find(reportOf(await doctor('--config', path, '--json')), 'kill-switch')).toMatchObject({
+      status: 'ok',
+      details: { halted: false, entryHalts: [] },
+    })
   })
 
   it("a strategy whose share quantity is not whole lots of its ticker's board lot fails the strategies check", async () => {
