@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { buildSync } from 'esbuild'
 import { inputsOfTheBuild, nodeBundle } from '../../scripts/buildSettings.mjs'
@@ -35,5 +35,13 @@ export function builtFixture(fixture: string): string {
   const partial = `${target}.${process.pid}.partial.mjs`
   buildSync({ ...nodeBundle, entryPoints: [source], outfile: partial })
   renameSync(partial, target)
+  // Bundles of this fixture from earlier sources go (2 MB each, one per edit otherwise).
+  for (const file of readdirSync(builtFixtures))
+    if (
+      file.startsWith(`${name}-`) &&
+      /^[0-9a-f]{16}\.mjs$/.test(file.slice(name.length + 1)) &&
+      join(builtFixtures, file) !== target
+    )
+      rmSync(join(builtFixtures, file), { force: true })
   return target
 }
