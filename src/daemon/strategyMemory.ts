@@ -17,7 +17,9 @@ import type {
  * when it changed, BEFORE its intents are handed back for submission. So a kill at any instant
  * leaves either the old memory (the same decision is taken again on the next start, with the same
  * intent ids) or the new one (an exit that fired is asked for again until its position closes);
- * the engine executes each intent id once. Other strategies are evaluated as they are.
+ * the engine executes each intent id once. It is also told which of the remembered exits' sales
+ * ended without a trade, which it asks for again under a new id. Other strategies are evaluated as
+ * they are.
  *
  * @example
  * const intents = await evaluateStrategy(strategy, input, ledger)
@@ -33,11 +35,23 @@ export async function evaluateStrategy(
     ...input,
     positions: withLedgerFacts(strategy, input.positions, ledger),
     memory: memoryOf(remembered),
+    unfilledIntents: unfilledIntentsOf(remembered, ledger),
   })
   const records = recordsOf(decision.memory)
   if (fingerprint(records) !== fingerprint(remembered))
     await ledger.commitSoon(() => ledger.protectiveState.save(strategy.id, records))
   return decision.intents
+}
+
+/** The remembered exits' intents whose execution ended without a trade: their sales are asked for again. */
+function unfilledIntentsOf(records: readonly ProtectiveStateRecord[], ledger: Ledger): Set<string> {
+  const intentIds = records.flatMap((record) => record.exits.map((exit) => exit.intentId))
+  return new Set(
+    intentIds.filter((intentId) => {
+      const state = ledger.executions.getExecutionByIntent(intentId)?.state
+      return state === 'failed' || state === 'expired' || state === 'rejected'
+    }),
+  )
 }
 
 function isStateful(strategy: AnyStrategy): strategy is AnyStrategy & StatefulStrategy {

@@ -18,7 +18,7 @@ import {
 /** The exits a `protect` strategy knows. */
 export type ProtectiveTriggerName = 'stop-loss' | 'take-profit' | 'trailing-stop'
 
-/** An exit that fired: the sale it asks for, fixed when it fired. */
+/** An exit that fired: the sale it asks for, fixed when it fired (the intent id and time are its current attempt's). */
 export type ProtectiveExitRecord = {
   trigger: ProtectiveTriggerName
   intentId: string
@@ -62,8 +62,9 @@ export type ProtectiveStateRepository = {
   list(strategyId: string): ProtectiveStateRecord[]
   /**
    * Replaces what the strategy remembers with `states`, in one transaction: a position absent from
-   * them is forgotten; exits are added (an exit, once recorded, never changes), and those of earlier
-   * epochs stay as history.
+   * them is forgotten; exits are added, and those of earlier epochs stay as history. An exit, once
+   * recorded, keeps its price, quantity and balance; a new attempt at its sale changes only its
+   * intent id and time.
    *
    * @example
    * ledger.protectiveState.save('guard-aapl', [{ chainId: 31337, ticker: 'AAPL', epoch: 42, exits: [] }])
@@ -148,7 +149,9 @@ export function createProtectiveStateRepository({ db, now }: RepositoryContext):
     [string, number, string, number, string, string, string, string, string, number]
   >(
     `INSERT INTO protective_exits (strategy_id, chain_id, ticker, epoch, trigger, intent_id, trigger_price, quantity,
-       balance, triggered_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+       balance, triggered_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (strategy_id, chain_id, ticker, epoch, trigger)
+       DO UPDATE SET intent_id = excluded.intent_id, triggered_at_ms = excluded.triggered_at_ms`,
   )
   const save = db.transaction((strategyId: string, states: readonly ProtectiveStateRecord[]) => {
     deleteStates.run(strategyId)

@@ -76,6 +76,9 @@ const triggerOrder: readonly ProtectiveTrigger[] = ['stop-loss', 'trailing-stop'
  *   is remembered (`ProtectiveExit`, with the quantity fixed when it tripped), so its intent is asked
  *   for again on every later evaluation of the epoch, whatever the price does since: a daemon that
  *   stopped between the trip and the sale still sells, once (the engine executes an id once).
+ * - A sale that ended without a trade (failed, expired, rejected: `input.unfilledIntents`) while the
+ *   position still holds the balance the exit fired at is asked for again under the next attempt's
+ *   id (`…:<epoch>:2`, `:3`…), 15 s after the attempt, then 30 s, doubling to at most 5 minutes.
  * - One exit at a time: while the balance is still the one an exit tripped at (its sale has not
  *   landed), no other exit trips; of several that trip on one price, the stop-loss goes first, then
  *   the trailing stop, then the take-profit.
@@ -136,7 +139,9 @@ export function createProtectStrategy(
       fresh !== undefined && (remembered?.highWater === undefined || fresh.price > remembered.highWater.price)
         ? { price: fresh.price, atMs: fresh.atMs }
         : remembered?.highWater
-    const fired: ProtectiveExit[] = [...(remembered?.exits ?? [])]
+    const fired: ProtectiveExit[] = (remembered?.exits ?? []).map((exit) =>
+      retriedExit(exit, exitIntentId(parsed.id, exit.trigger, epoch), position.balance, input),
+    )
     const pending = fired.some((exit) => exit.balance === position.balance)
     if (fresh !== undefined && !pending) {
       const trigger = trippedExit(exits, instrument, position, fresh, highWater?.price, fired)
@@ -144,7 +149,7 @@ export function createProtectStrategy(
       if (trigger !== undefined && quantity > 0n)
         fired.push({
           trigger,
-          intentId: `protect:${parsed.id}:${trigger}:${epoch}`,
+          intentId: exitIntentId(parsed.id, trigger, epoch),
           price: fresh.price,
           quantity,
           balance: position.balance,
@@ -185,6 +190,35 @@ type Instrument = {
   tokenKind: TokenKind
   configuredLot: bigint | undefined
   fxRates: FxRates
+}
+
+/** The intent id of an exit's first attempt; later attempts add `:<attempt>`. */
+function exitIntentId(strategyId: string, trigger: ProtectiveTrigger, epoch: number): string {
+  return `protect:${strategyId}:${trigger}:${epoch}`
+}
+
+/** How long after an attempt that ended without a trade the sale is asked for again: 15 s, doubling, at most 5 minutes. */
+function exitRetryDelayMs(attempt: number): number {
+  return Math.min(15_000 * 2 ** (attempt - 1), 300_000)
+}
+
+/**
+ * The exit under its next attempt's id when its sale ended without a trade (failed, expired,
+ * rejected: `input.unfilledIntents`), the position still holds the balance it fired at, and the
+ * attempt's delay ({@link exitRetryDelayMs}) has passed; else the exit as it was. A protective exit
+ * never gives up: a position it fired for stays to be sold until it is.
+ */
+function retriedExit(
+  exit: ProtectiveExit,
+  firstId: string,
+  balance: bigint,
+  input: StrategyInput,
+): ProtectiveExit {
+  if (input.unfilledIntents?.has(exit.intentId) !== true || exit.balance !== balance) return exit
+  const attempt = exit.intentId === firstId ? 1 : Number(exit.intentId.slice(firstId.length + 1))
+  if (!Number.isSafeInteger(attempt) || attempt < 1) return exit
+  if (input.nowMs < exit.atMs + exitRetryDelayMs(attempt)) return exit
+  return { ...exit, intentId: `${firstId}:${attempt + 1}`, atMs: input.nowMs }
 }
 
 /** The first exit (in {@link triggerOrder}) that the fresh price trips and that has not fired in this epoch. */

@@ -81,15 +81,27 @@ export type StrategyInput = {
    * `decide` returns, before it submits the intents. Absent: nothing remembered.
    */
   readonly memory?: StrategyMemory | undefined
+  /**
+   * Of the intents a stateful strategy remembered asking for, those whose execution ended without a
+   * trade (failed, expired or rejected), read from the ledger by the daemon. A protective exit whose
+   * sale ended so asks for it again, under a new intent id. Absent: none known.
+   */
+  readonly unfilledIntents?: ReadonlySet<string> | undefined
 }
 
 /** The protective exits a `protect` strategy knows (src/strategy/protect.ts). */
 export type ProtectiveTrigger = 'stop-loss' | 'take-profit' | 'trailing-stop'
 
-/** A protective exit that fired: its sale is asked for (same intent, same amount) until the position closes. */
+/**
+ * A protective exit that fired: its sale is asked for (same intent, same amount) until the position
+ * closes; again under the next attempt's id when a sale ended without a trade.
+ */
 export type ProtectiveExit = {
   readonly trigger: ProtectiveTrigger
-  /** `protect:<id>:<trigger>:<epoch>`: the engine executes it at most once. */
+  /**
+   * `protect:<id>:<trigger>:<epoch>` for the first attempt, `…:<epoch>:<attempt>` from the second:
+   * the engine executes each at most once.
+   */
   readonly intentId: string
   /** The fresh market price that tripped it (market currency, 1e8). */
   readonly price: Price
@@ -97,6 +109,7 @@ export type ProtectiveExit = {
   readonly quantity: bigint
   /** The position's balance when it fired: no other exit fires while the balance is still this. */
   readonly balance: bigint
+  /** When its current attempt was asked for: when it fired, then when its sale was asked for again. */
   readonly atMs: number
 }
 

@@ -36,19 +36,25 @@ const stopLoss = (epoch: number) => ({
 })
 
 describe('protective state', () => {
-  it('keeps what a strategy remembers across a restart; forgets closed positions; keeps exits as history', () => {
+  it('keeps what a strategy remembers across a restart; forgets closed positions; keeps exits as history, each at its latest attempt', () => {
     const path = folder.path()
     const first = openLedger({ path, now: () => 5_000 })
     expect(first.protectiveState.list('guard')).toEqual([])
     first.protectiveState.save('guard', [remembered(7)])
     first.protectiveState.save('other', [{ chainId: 31338, ticker: 'TSLA', epoch: 2, exits: [] }])
     first.protectiveState.save('guard', [remembered(7, [stopLoss(7)])])
-    // Saving an exit again changes nothing: an exit, once recorded, stays as it fired.
-    first.protectiveState.save('guard', [remembered(7, [{ ...stopLoss(7), atMs: 9_999 }])])
+    // Saving an exit again keeps what it fired with: its price, quantity and balance.
+    first.protectiveState.save('guard', [
+      remembered(7, [{ ...stopLoss(7), price: 1n, quantity: 3n, balance: 4n }]),
+    ])
+    expect(first.protectiveState.list('guard')).toEqual([remembered(7, [stopLoss(7)])])
+    // A new attempt at its sale (the first ended without a trade) changes its intent id and time only.
+    const retried = { ...stopLoss(7), intentId: 'protect:guard:stop-loss:7:2', atMs: 17_000 }
+    first.protectiveState.save('guard', [remembered(7, [{ ...retried, price: 1n }])])
     first.close()
 
     const second = openLedger({ path })
-    expect(second.protectiveState.list('guard')).toEqual([remembered(7, [stopLoss(7)])])
+    expect(second.protectiveState.list('guard')).toEqual([remembered(7, [retried])])
     expect(second.protectiveState.list('other')).toEqual([
       { chainId: 31338, ticker: 'TSLA', epoch: 2, exits: [] },
     ])
@@ -58,7 +64,7 @@ describe('protective state', () => {
     second.protectiveState.save('guard', [remembered(12)])
     expect(second.protectiveState.list('guard')).toEqual([remembered(12)])
     expect(second.protectiveState.listExits({ strategyId: 'guard' })).toEqual([
-      { ...stopLoss(7), strategyId: 'guard', chainId: 31337, ticker: 'AAPL', epoch: 7 },
+      { ...retried, strategyId: 'guard', chainId: 31337, ticker: 'AAPL', epoch: 7 },
     ])
     expect(second.protectiveState.listExits()).toHaveLength(1)
     second.close()

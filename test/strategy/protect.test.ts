@@ -217,6 +217,53 @@ describe('createProtectStrategy', () => {
     })
   })
 
+  it('asks again, under the next attempt id, for a sale that ended without a trade: after 15 s, 30 s, doubling to 5 minutes', () => {
+    const strategy = createProtectStrategy({ ...guard, stopLossPct: '8' })
+    const fired = decide(strategy, '150', aapl(10n))
+    const first = 'protect:guard:stop-loss:7'
+    expect(fired.intents).toEqual([sell('stop-loss', '10')])
+    /** Evaluated `afterMs` past the trip, the intents in `unfilled` having ended without a trade. */
+    const at = (afterMs: number, memory: StrategyMemory, unfilled: string[], position = aapl(10n)) =>
+      strategy.decide({
+        ...snapshot({
+          nowMs: nowMs + afterMs,
+          prices: [marketPrice('usex', 'AAPL', '210', { atMs: nowMs + afterMs })],
+          positions: [position],
+        }),
+        memory,
+        unfilledIntents: new Set(unfilled),
+      })
+    const ids = (decision: StrategyDecision) => decision.intents.map((intent) => intent.intentId)
+    // Its execution failed: 15 s after it was asked for, not before, the same sale under attempt 2.
+    expect(ids(at(14_999, fired.memory, [first]))).toEqual([first])
+    const second = at(15_000, fired.memory, [first])
+    expect(second.intents).toEqual([{ ...sell('stop-loss', '10'), intentId: `${first}:2` }])
+    const [retried] = second.memory.protective[0]?.exits ?? []
+    expect(retried).toEqual({
+      ...fired.memory.protective[0]?.exits[0],
+      intentId: `${first}:2`,
+      atMs: nowMs + 15_000,
+    })
+    // Attempt 2 expired too: 30 s after it (45 s after the trip) comes attempt 3.
+    expect(ids(at(44_999, second.memory, [first, `${first}:2`]))).toEqual([`${first}:2`])
+    expect(ids(at(45_000, second.memory, [first, `${first}:2`]))).toEqual([`${first}:3`])
+    // Attempt 6 waits 15 s × 2^5 = 480 s, held to 5 minutes: attempt 7 at 300 s.
+    const sixth = {
+      protective: [
+        {
+          ...second.memory.protective[0],
+          exits: [{ ...retried, intentId: `${first}:6`, atMs: nowMs + 1_000_000 }],
+        },
+      ],
+    } as StrategyMemory
+    expect(ids(at(1_299_999, sixth, [`${first}:6`]))).toEqual([`${first}:6`])
+    expect(ids(at(1_300_000, sixth, [`${first}:6`]))).toEqual([`${first}:7`])
+    // Not while its sale is still running (not in `unfilled`), nor once the balance moved: then it sold.
+    expect(ids(at(60_000, fired.memory, []))).toEqual([first])
+    const partly = at(60_000, fired.memory, [first], aapl(4n))
+    expect(partly.memory.protective[0]?.exits.map((exit) => exit.intentId)).toEqual([first])
+  })
+
   it('fires each exit once per epoch; a reopened position (new epoch) is protected afresh', () => {
     const strategy = createProtectStrategy({ ...guard, stopLossPct: '8', fraction: '0.5' })
     const fired = decide(strategy, '150', aapl(10n))
