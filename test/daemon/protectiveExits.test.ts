@@ -1,4 +1,5 @@
 import type { PriceSimulator } from '@stockroute/sandbox/service/contextTypes.js'
+import { armFault, type FaultSwitch } from '@stockroute/sandbox/service/faultSwitch.js'
 import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
 import { type DaemonRun, useDaemonProcesses } from '../helpers/daemonProcess.js'
@@ -10,10 +11,11 @@ import { useSandboxService } from '../helpers/sandboxService.js'
 // Protective exits as an operator runs them: `stockroute start` in child processes on this file's
 // sandbox, whose prices the test steers. The daemon opens three positions, learns a trailing stop's
 // high-water mark and stops; the prices move while it is down; the next daemon trips all three exits
-// and dies on its first router quote (failpoint), before any sale is signed; the one after sells
-// each exactly once, and a fourth sells nothing more.
+// and dies on its first router quote (failpoint), before any sale is signed; the one after gets one
+// bad quote (a sale rejected, asked for again) and sells each exactly once, and a fourth sells
+// nothing more.
 
-const service = useSandboxService()
+const service = useSandboxService({ faults: true })
 const daemons = useDaemonProcesses(service)
 
 /** Pins the last price and the market quote of the tickers given (market currency, on the tick grid); `move` changes them. */
@@ -83,7 +85,7 @@ describe('protective exits (stop-loss, take-profit, trailing stop)', () => {
   let pinned: ReturnType<typeof pinPrices> | undefined
   afterAll(() => pinned?.release())
 
-  it('each trips once on the sandbox price moves, across restarts, even one that dies before the sale is signed', {
+  it('each trips once on the sandbox price moves, across restarts, even one that dies before the sale is signed; a rejected sale is asked for again', {
     timeout: 240_000,
   }, async () => {
     pinned = pinPrices(service().context.prices, { AAPL: '200.00', NVDA: '140.00', TSLA: '250.00' })
@@ -157,12 +159,23 @@ describe('protective exits (stop-loss, take-profit, trailing stop)', () => {
       )[0]?.n,
     ).toBe(0)
 
-    // 4. Restarted: each exit sells once; later ticks (prices unchanged) sell nothing more.
+    // 4. Restarted, the service's next router quote signed by a stranger: the guard rejects that
+    // sale, and its exit asks for it again as attempt 2, 15 s later. Each exit sells once; later
+    // ticks (prices unchanged) sell nothing more.
+    armFault(service().context.faults as FaultSwitch, 'wrong-signer', 1)
     const selling = daemons.start(configPath)
-    await eventually('the three exits confirmed', () => {
-      const rows = protectExecutions(ledgerPath)
-      return rows.length === 3 && rows.every((row) => row.state === 'confirmed') ? rows : undefined
-    })
+    const sold = await eventually(
+      'the three exits confirmed, one at its second attempt',
+      () => {
+        const rows = protectExecutions(ledgerPath)
+        return rows.filter((row) => row.state === 'confirmed').length === 3 ? rows : undefined
+      },
+      90_000,
+    )
+    const unsold = sold.filter((row) => row.state !== 'confirmed')
+    expect(unsold.map((row) => row.state)).toEqual(['rejected'])
+    const retriedId = unsold[0]?.intent_id as string
+    expect(sold.map((row) => row.intent_id)).toContain(`${retriedId}:2`)
     await afterSummaries(selling, 2)
     selling.child.kill('SIGTERM')
     expect(await exitOf(selling.child)).toEqual({ code: 0, signal: null })
@@ -185,23 +198,26 @@ describe('protective exits (stop-loss, take-profit, trailing stop)', () => {
       ledgerPath,
       "SELECT amount_out FROM fills WHERE ticker = 'TSLAs' AND is_buy = 1",
     )[0]?.amount_out
-    expect(protectExecutions(ledgerPath)).toEqual([
+    const attempted = (intentId: string) => (intentId === retriedId ? `${intentId}:2` : intentId)
+    const executions = protectExecutions(ledgerPath)
+    expect(executions.filter((row) => row.state !== 'confirmed')).toEqual(unsold)
+    expect(executions.filter((row) => row.state === 'confirmed')).toEqual([
       {
-        intent_id: `protect:sl-aapl:stop-loss:${aaplEpoch}`,
+        intent_id: attempted(`protect:sl-aapl:stop-loss:${aaplEpoch}`),
         side: 'sell',
         state: 'confirmed',
         amount_in: '4',
         ticker: 'AAPL',
       },
       {
-        intent_id: `protect:tp-nvda:take-profit:${nvdaEpoch}`,
+        intent_id: attempted(`protect:tp-nvda:take-profit:${nvdaEpoch}`),
         side: 'sell',
         state: 'confirmed',
         amount_in: '2',
         ticker: 'NVDA',
       },
       {
-        intent_id: `protect:ts-tslas:trailing-stop:${tslasEpoch}`,
+        intent_id: attempted(`protect:ts-tslas:trailing-stop:${tslasEpoch}`),
         side: 'sell',
         state: 'confirmed',
         amount_in: expect.any(String),
