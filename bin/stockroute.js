@@ -19,8 +19,10 @@ try {
   )
   process.exit(1)
 }
-// Options alone (--version, --help) share one cache; a mistyped command keeps none.
+// Options alone (--version, --help) share one cache; a mistyped command keeps none. A cache V8
+// accepted is not written again, so the usual exit does no work here.
 process.once('exit', () => {
+  if (cli.codeCache === 'accepted') return
   if (command === '' || command.startsWith('-') || cli.exports.commandNames().includes(command))
     cli.saveCodeCache()
 })
