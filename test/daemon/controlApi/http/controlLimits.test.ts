@@ -45,7 +45,11 @@ const { testEngine, server, call } = useControlServer({
 
 const bearer = { authorization: `Bearer ${token}` }
 
-/** Opens `GET /v1/events` with `headers`; a 200 stays open until `close()`. */
+/**
+ * Opens `GET /v1/events` with `headers`; a 200 stays open until `close()`. The Response is kept:
+ * fetch cancels the unread body of a Response that was garbage collected, which would close the
+ * stream and free its place on the server in the middle of a test.
+ */
 async function openStream(headers: Record<string, string>) {
   const controller = new AbortController()
   const response = await fetch(`${server().url}/v1/events`, { headers, signal: controller.signal })
@@ -55,6 +59,7 @@ async function openStream(headers: Record<string, string>) {
     status: response.status,
     retryAfter: response.headers.get('retry-after'),
     body,
+    response,
     close: () => controller.abort(),
   }
 }
