@@ -7,9 +7,9 @@ import {
 import { openLedger, type StrategyActivity } from '../../store/index.js'
 import { announcePath, findDaemon, requireDaemon } from '../daemon/findDaemon.js'
 import { type LedgerTarget, readLedgerTarget } from '../daemon/readLedgerTarget.js'
-import { formatTable } from '../formatTable.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'
+import { strategyTable } from './strategyTable.js'
 
 type StrategiesOptions = { config: string; json?: boolean }
 
@@ -101,69 +101,4 @@ function readStrategies(target: LedgerTarget): StrategyView[] {
       nextRunAt: null,
     }
   })
-}
-
-/**
- * The list as a table, times relative to `nowMs` (the ISO times are in --json), then a line per
- * strategy whose last run threw or had intents refused.
- */
-function strategyTable(strategies: readonly StrategyView[], nowMs: number): string {
-  if (strategies.length === 0) return 'no strategies configured'
-  const table = formatTable(
-    [
-      { header: 'ID' },
-      { header: 'KIND' },
-      { header: 'ENABLED' },
-      { header: 'LAST RUN' },
-      { header: 'LAST TRADE' },
-      { header: 'SUBMITTED', align: 'right' },
-      { header: 'CONFIRMED', align: 'right' },
-      { header: 'NEXT RUN' },
-      { header: 'SWITCHED' },
-    ],
-    strategies.map((strategy) => [
-      strategy.id,
-      strategy.kind,
-      strategy.enabled ? 'yes' : 'no',
-      strategy.lastRun ? relativeTime(strategy.lastRun.at, nowMs) : '-',
-      strategy.trades.lastAt ? relativeTime(strategy.trades.lastAt, nowMs) : 'never',
-      String(strategy.trades.submitted),
-      String(strategy.trades.confirmed),
-      strategy.nextRunAt ? relativeTime(strategy.nextRunAt, nowMs) : '-',
-      strategy.switched
-        ? `${strategy.switched.enabled ? 'on' : 'off'} ${relativeTime(strategy.switched.at, nowMs)}: ${strategy.switched.reason}`
-        : '-',
-    ]),
-  )
-  const notes = strategies.flatMap((strategy) => {
-    const run = strategy.lastRun
-    if (run?.error) return [printable(`${strategy.id}: its last run threw: ${run.error}`)]
-    if (run?.skipped) return [printable(`${strategy.id}: not evaluated at its last tick: ${run.skipped}`)]
-    if (run && run.refused > 0)
-      return [printable(`${strategy.id}: its last run had ${run.refused} intent(s) refused before execution`)]
-    return []
-  })
-  return [table, ...notes].join('\n')
-}
-
-/**
- * An ISO time relative to `nowMs`, in its largest whole unit.
- *
- * @example
- * relativeTime('2025-06-02T14:31:58.000Z', Date.parse('2025-06-02T14:32:00.000Z')) // '2s ago'
- * relativeTime('2025-06-02T16:32:00.000Z', Date.parse('2025-06-02T14:32:00.000Z')) // 'in 2h'
- */
-export function relativeTime(iso: string, nowMs: number): string {
-  const deltaMs = Date.parse(iso) - nowMs
-  const seconds = Math.round(Math.abs(deltaMs) / 1000)
-  const amount =
-    seconds < 60
-      ? `${seconds}s`
-      : seconds < 3600
-        ? `${Math.floor(seconds / 60)}m`
-        : seconds < 86_400
-          ? `${Math.floor(seconds / 3600)}h`
-          : `${Math.floor(seconds / 86_400)}d`
-  if (seconds === 0) return 'now'
-  return deltaMs > 0 ? `in ${amount}` : `${amount} ago`
 }
