@@ -10,6 +10,7 @@ import {
   expectBadRequest,
   useControlServer,
 } from '../../../helpers/controlApi.js'
+import { eventually } from '../../../helpers/eventually.js'
 import { chainWithRouter } from '../../../helpers/localChains.js'
 
 // The control API's limits over real HTTP on loopback (a control server with a token, the control
@@ -62,12 +63,6 @@ async function openStream(headers: Record<string, string>) {
     response,
     close: () => controller.abort(),
   }
-}
-
-/** Waits until `check` holds (at most 3 s), so that a failure shows what the server did instead. */
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 3_000
-  while (!(await check()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
 }
 
 describe('event streams', () => {

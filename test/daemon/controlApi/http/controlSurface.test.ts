@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { controlRoutes, type DaemonStatus } from '../../../../src/daemon/healthRoutes.js'
 import { createDaemonMetrics } from '../../../../src/daemon/metrics.js'
 import { type CallOptions, controlPlaneOf, useControlServer } from '../../../helpers/controlApi.js'
+import { eventually } from '../../../helpers/eventually.js'
 import { chainWithRouter } from '../../../helpers/localChains.js'
 
 // The control surface as anyone on the machine reaches it, without the token, and as a client
@@ -44,12 +45,6 @@ async function clientErrors(reason: string): Promise<number> {
     .split('\n')
     .find((candidate) => candidate.startsWith(`stockroute_control_client_errors_total{reason="${reason}"}`))
   return line ? Number(line.split(' ').at(-1)) : 0
-}
-
-/** Waits until `check` holds (at most 3 s), so that a failure shows what the server did instead. */
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 3_000
-  while (!(await check()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
 }
 
 /**
