@@ -6,7 +6,11 @@ import { useSandboxService } from '../helpers/sandboxService.js'
 
 // On a slow link the quote admission grows past its floor of 4: the JS thread is idle while
 // executions wait, so more of them may ask for quotes at once (quoteAdmission.ts). Every RPC call
-// of the router chain goes through a loopback proxy that holds it 120 ms.
+// of the router chain goes through a loopback proxy that holds it 300 ms. The admission grows while
+// the thread is busy less than 60% of a 100 ms window; the work between two calls (the in-process
+// service signing quotes, the proxy, the engine) is the same whatever the delay, so a longer delay
+// keeps the share low also when the machine is loaded and each callback takes longer: at 120 ms a
+// fully loaded run once never saw a window that idle, and the admission stayed at 4.
 
 const service = useSandboxService()
 const ledgers = engineLedgers()
@@ -30,7 +34,7 @@ it('lets more than 4 executions ask for quotes at once while the process waits o
     rpcUrlOf: (local) => (local.chainId === chain.chainId ? proxy.url : local.rpcUrl),
   })
   try {
-    proxy.setFaults({ delayMs: 120 })
+    proxy.setFaults({ delayMs: 300 })
     const outcomes = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
         test.engine.execute({
