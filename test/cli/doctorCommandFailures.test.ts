@@ -158,14 +158,39 @@ describe('stockroute doctor against a sandbox', () => {
     expect(run.code).toBe(0)
     expect(reportOf(run).checks.filter((check) => check.status !== 'ok')).toEqual([killSwitch])
 
+    // A halt keeps them and says so; the resume releases the switch and both entry halts, naming each.
+    const drawdown = 'drawdown 12.5% from the peak, over the limit of 10%'
+    const loss = 'realized loss 600 today, over the limit of 500'
+    const halt = await runStockroute(['halt', '--config', path, '--reason', 'doctor test: a look first'])
+    expect(halt.code, halt.stderr).toBe(0)
+    expect(halt.stdout.split('\n').slice(1, 3)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^  entry halt in force \\(buys refused, sells run\\): all chains: ${drawdown} \\(maxDrawdownPct, since \\d{4}-[\\d-]+T[\\d:.]+Z\\)$`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^  entry halt in force \\(buys refused, sells run\\): chain ${chainId}: ${loss} \\(maxDailyRealizedLoss, since [^)]+\\)$`,
+        ),
+      ),
+    ])
     const resume = await runStockroute([
       'resume',
       '--config',
       path,
       '--reason',
       'doctor test: limits reviewed',
+      '--json',
     ])
     expect(resume.code, resume.stderr).toBe(0)
+    expect(JSON.parse(resume.stdout)).toMatchObject({
+      halted: false,
+      changed: true,
+      releasedEntryHalts: [drawdown, loss],
+      entryHalts: [],
+      via: 'ledger',
+    })
     expect(find(reportOf(await doctor('--config', path, '--json')), 'kill-switch')).toMatchObject({
       status: 'ok',
       details: { halted: false, entryHalts: [] },

@@ -1,10 +1,12 @@
 import { printable } from '@stockroute/client/domain/printable.js'
-import { killSwitchViewSchema } from '../../daemon/controlApi/contract.js'
+import { type EntryHaltView, killSwitchViewSchema } from '../../daemon/controlApi/contract.js'
+import { toEntryHaltView } from '../../daemon/controlApi/views/killSwitchView.js'
 import { type KillSwitchState, migrationProgressPrinter, openLedger } from '../../store/index.js'
 import type { DaemonClient } from '../daemon/createDaemonClient.js'
 import { announcePath, findDaemon } from '../daemon/findDaemon.js'
 import { readLedgerTarget } from '../daemon/readLedgerTarget.js'
 import { timeMsOf } from '../daemon/timeMsOf.js'
+import { describeEntryHalt } from '../describeEntryHalt.js'
 import { withInterrupt } from '../interrupt.js'
 import { printResult } from '../printResult.js'
 
@@ -17,6 +19,8 @@ type SwitchOutcome = {
   daemonPid: number | undefined
   /** The reasons of the entry halts (risk limits reached: docs/configuration.md) this command released. */
   releasedEntryHalts: string[]
+  /** The entry halts still in force after it: a halt keeps them, a resume clears them. */
+  entryHalts: EntryHaltView[]
 }
 
 /** The reasons of the entry halts in `before` that `after` no longer has. */
@@ -41,7 +45,7 @@ export async function switchKill(
     found.kind === 'daemon'
       ? await withInterrupt((signal) => switchThroughDaemon(found.client, action, reason, signal))
       : switchInLedger(target.ledgerPath, change)
-  const { state, releasedEntryHalts } = outcome
+  const { state, releasedEntryHalts, entryHalts } = outcome
   const changed = outcome.changed || releasedEntryHalts.length > 0
   const changedAt = state.changedAtMs === null ? null : new Date(state.changedAtMs).toISOString()
   printResult(
@@ -52,6 +56,7 @@ export async function switchKill(
       changedAt,
       ledgerPath: target.ledgerPath,
       releasedEntryHalts,
+      entryHalts,
       via: outcome.via,
       ...(outcome.daemonPid === undefined ? {} : { daemonPid: outcome.daemonPid }),
     },
@@ -61,6 +66,10 @@ export async function switchKill(
           ? `${changed ? 'halted' : 'already halted'}: nothing is signed until \`stockroute resume\` (reason: ${printable(state.reason)}, since ${changedAt})`
           : `${changed ? 'resumed' : 'not halted'}: trading may sign${state.reason ? ` (reason: ${printable(state.reason)}, since ${changedAt})` : ''}`,
         ...releasedEntryHalts.map((reason) => `  released the entry halt: ${printable(reason)}`),
+        // The risk limits' own halts: buys stay refused by them until a resume, whatever the switch.
+        ...entryHalts.map(
+          (halt) => `  entry halt in force (buys refused, sells run): ${printable(describeEntryHalt(halt))}`,
+        ),
         `  ledger ${target.ledgerPath}`,
       ].join('\n'),
   )
@@ -83,13 +92,15 @@ function switchInLedger(
     const wasHalted = ledger.risk.isHalted()
     const entryHalts = ledger.risk.entryHalts()
     const state = change(ledger)
+    const left = ledger.risk.entryHalts()
     // Halting while halted keeps the first reason and time.
     return {
       state,
       changed: wasHalted !== state.halted,
       via: 'ledger',
       daemonPid: undefined,
-      releasedEntryHalts: releasedOf(entryHalts, ledger.risk.entryHalts()),
+      releasedEntryHalts: releasedOf(entryHalts, left),
+      entryHalts: left.map(toEntryHaltView),
     }
   } finally {
     ledger.close()
@@ -115,5 +126,6 @@ async function switchThroughDaemon(
     via: 'daemon',
     daemonPid: client.pid,
     releasedEntryHalts: releasedOf(before.entryHalts, after.entryHalts),
+    entryHalts: after.entryHalts,
   }
 }

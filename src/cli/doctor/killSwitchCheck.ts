@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { plural } from '@stockroute/client/domain/plural.js'
 import { type EntryHalt, type KillSwitchState, openLedger } from '../../store/index.js'
+import { describeEntryHalt } from '../describeEntryHalt.js'
 import { type DoctorCheck, reasonOf } from './types.js'
 
 /**
@@ -50,12 +51,7 @@ export function checkKillSwitch(parameters: { ledgerPath: string; configPath: st
     since: new Date(halt.atMs).toISOString(),
   }))
   const details = { ledgerPath, halted: state.halted, reason: state.reason, since, entryHalts: halts }
-  const haltsText = halts
-    .map(
-      (halt) =>
-        `${halt.chainId === null ? 'all chains' : `chain ${halt.chainId}`}: ${halt.reason} (${halt.rule}, since ${halt.since})`,
-    )
-    .join('; ')
+  const haltsText = halts.map(describeEntryHalt).join('; ')
   if (state.halted)
     return {
       name: 'kill-switch',
