@@ -24,7 +24,13 @@ export { createLimitStrategy, type LimitStrategy } from './limit.js'
 export { nextCronFireTime } from './nextCronFireTime.js'
 export { parseStrategyConfig } from './parseStrategyConfig.js'
 export { priceKey } from './priceKey.js'
-export { createProtectStrategy, type ProtectiveExits, type ProtectStrategy } from './protect.js'
+export {
+  createProtectStrategy,
+  type ExitAttempt,
+  exitAttemptOf,
+  type ProtectiveExits,
+  type ProtectStrategy,
+} from './protect.js'
 export { createRebalanceStrategy, defaultRebalanceWindowMs, type RebalanceStrategy } from './rebalance.js'
 export { createScheduleStrategy, defaultScheduleLookbackMs, type ScheduleStrategy } from './schedule.js'
 export { type OrderSlice, type SlicedOrder, sliceOrder, sliceTimes } from './sliceOrder.js'

@@ -76,9 +76,10 @@ const triggerOrder: readonly ProtectiveTrigger[] = ['stop-loss', 'trailing-stop'
  *   is remembered (`ProtectiveExit`, with the quantity fixed when it tripped), so its intent is asked
  *   for again on every later evaluation of the epoch, whatever the price does since: a daemon that
  *   stopped between the trip and the sale still sells, once (the engine executes an id once).
- * - A sale that ended without a trade (failed, expired, rejected: `input.unfilledIntents`) while the
- *   position still holds the balance the exit fired at is asked for again under the next attempt's
- *   id (`…:<epoch>:2`, `:3`…), 15 s after the attempt, then 30 s, doubling to at most 5 minutes.
+ * - A sale that ended without a trade (failed, expired, rejected: `input.unfilledIntents`) is asked
+ *   for again under the next attempt's id (`…:<epoch>:2`, `:3`…), 15 s after the attempt, then 30 s,
+ *   doubling to at most 5 minutes: `fraction` of what the position holds then (something else may
+ *   have bought or sold meanwhile), the balance it is asked at remembered as the exit's.
  * - One exit at a time: while the balance is still the one an exit tripped at (its sale has not
  *   landed), no other exit trips; of several that trip on one price, the stop-loss goes first, then
  *   the trailing stop, then the take-profit.
@@ -140,7 +141,14 @@ export function createProtectStrategy(
         ? { price: fresh.price, atMs: fresh.atMs }
         : remembered?.highWater
     const fired: ProtectiveExit[] = (remembered?.exits ?? []).map((exit) =>
-      retriedExit(exit, exitIntentId(parsed.id, exit.trigger, epoch), position.balance, input),
+      retriedExit(
+        exit,
+        parsed.id,
+        epoch,
+        sellQuantity(instrument, position, exits.fraction),
+        position,
+        input,
+      ),
     )
     const pending = fired.some((exit) => exit.balance === position.balance)
     if (fresh !== undefined && !pending) {
@@ -202,23 +210,61 @@ function exitRetryDelayMs(attempt: number): number {
   return Math.min(15_000 * 2 ** (attempt - 1), 300_000)
 }
 
+/** Which attempt an exit's sale is at, and when the next may be asked for if this one ends without a trade. */
+export type ExitAttempt = { attempt: number; retryAtMs: number }
+
+/**
+ * The attempt of a remembered exit of `strategyId` in the position's `epoch`: 1 under the exit's
+ * first intent id, `n` under `…:<n>`; undefined for an intent id that is not one of its attempts.
+ *
+ * @example
+ * exitAttemptOf('guard-aapl', 42, { trigger: 'stop-loss', intentId: 'protect:guard-aapl:stop-loss:42:2', atMs: 1_000 })
+ * // { attempt: 2, retryAtMs: 31_000 }
+ */
+export function exitAttemptOf(
+  strategyId: string,
+  epoch: number,
+  exit: Pick<ProtectiveExit, 'trigger' | 'intentId' | 'atMs'>,
+): ExitAttempt | undefined {
+  const firstId = exitIntentId(strategyId, exit.trigger, epoch)
+  const attempt =
+    exit.intentId === firstId
+      ? 1
+      : exit.intentId.startsWith(`${firstId}:`)
+        ? Number(exit.intentId.slice(firstId.length + 1))
+        : Number.NaN
+  if (!Number.isSafeInteger(attempt) || attempt < 1) return undefined
+  return { attempt, retryAtMs: exit.atMs + exitRetryDelayMs(attempt) }
+}
+
 /**
  * The exit under its next attempt's id when its sale ended without a trade (failed, expired,
- * rejected: `input.unfilledIntents`), the position still holds the balance it fired at, and the
- * attempt's delay ({@link exitRetryDelayMs}) has passed; else the exit as it was. A protective exit
- * never gives up: a position it fired for stays to be sold until it is.
+ * rejected: `input.unfilledIntents`) and the attempt's delay ({@link exitRetryDelayMs}) has passed,
+ * selling `quantity` (the exit's fraction of the position now) at the position's balance now; else
+ * the exit as it was. Asked for whatever the balance did since the trip: another strategy's buy or
+ * an operator's sale must not leave the position unprotected for the rest of its epoch. A
+ * protective exit never gives up: a position it fired for stays to be sold until it is (or until
+ * less than a lot is left).
  */
 function retriedExit(
   exit: ProtectiveExit,
-  firstId: string,
-  balance: bigint,
+  strategyId: string,
+  epoch: number,
+  quantity: bigint,
+  position: PositionView,
   input: StrategyInput,
 ): ProtectiveExit {
-  if (input.unfilledIntents?.has(exit.intentId) !== true || exit.balance !== balance) return exit
-  const attempt = exit.intentId === firstId ? 1 : Number(exit.intentId.slice(firstId.length + 1))
-  if (!Number.isSafeInteger(attempt) || attempt < 1) return exit
-  if (input.nowMs < exit.atMs + exitRetryDelayMs(attempt)) return exit
-  return { ...exit, intentId: `${firstId}:${attempt + 1}`, atMs: input.nowMs }
+  if (input.unfilledIntents?.has(exit.intentId) !== true || quantity <= 0n) return exit
+  const current = exitAttemptOf(strategyId, epoch, exit)
+  if (current === undefined || input.nowMs < current.retryAtMs) return exit
+  const firstId = exitIntentId(strategyId, exit.trigger, epoch)
+  return {
+    ...exit,
+    intentId: `${firstId}:${current.attempt + 1}`,
+    atMs: input.nowMs,
+    quantity,
+    balance: position.balance,
+  }
 }
 
 /** The first exit (in {@link triggerOrder}) that the fresh price trips and that has not fired in this epoch. */

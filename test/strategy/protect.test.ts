@@ -258,10 +258,45 @@ describe('createProtectStrategy', () => {
     } as StrategyMemory
     expect(ids(at(1_299_999, sixth, [`${first}:6`]))).toEqual([`${first}:6`])
     expect(ids(at(1_300_000, sixth, [`${first}:6`]))).toEqual([`${first}:7`])
-    // Not while its sale is still running (not in `unfilled`), nor once the balance moved: then it sold.
+    // Not while its sale is still running (not in `unfilled`).
     expect(ids(at(60_000, fired.memory, []))).toEqual([first])
-    const partly = at(60_000, fired.memory, [first], aapl(4n))
-    expect(partly.memory.protective[0]?.exits.map((exit) => exit.intentId)).toEqual([first])
+  })
+
+  it('asks again for what the position holds then when something else bought or sold after the trip', () => {
+    const strategy = createProtectStrategy({ ...guard, stopLossPct: '8', fraction: '0.5' })
+    const fired = decide(strategy, '150', aapl(10n))
+    const first = 'protect:guard:stop-loss:7'
+    expect(fired.intents).toEqual([sell('stop-loss', '5')])
+    const retry = (position: PositionView) =>
+      strategy.decide({
+        ...snapshot({
+          nowMs: nowMs + 15_000,
+          prices: [marketPrice('usex', 'AAPL', '140', { atMs: nowMs + 15_000 })],
+          positions: [position],
+        }),
+        memory: fired.memory,
+        unfilledIntents: new Set([first]),
+      })
+    // Its sale was rejected; meanwhile a schedule bought 4 more: half of the 14 held now, at attempt 2,
+    // remembered at that balance (so no other exit trips until it lands).
+    const grown = retry(aapl(14n))
+    expect(grown.intents).toEqual([{ ...sell('stop-loss', '7'), intentId: `${first}:2` }])
+    expect(grown.memory.protective[0]?.exits).toEqual([
+      {
+        ...fired.memory.protective[0]?.exits[0],
+        intentId: `${first}:2`,
+        quantity: 7n,
+        balance: 14n,
+        atMs: nowMs + 15_000,
+      },
+    ])
+    // An operator sold 7 of the 10 instead: half of the 3 left, rounded down to whole shares.
+    expect(retry(aapl(3n)).intents).toEqual([{ ...sell('stop-loss', '1'), intentId: `${first}:2` }])
+    // 1 share left: half of it is less than a share, no attempt 2. Only the first attempt's id is
+    // returned, which the runner skips (the ledger has it): nothing new is sold.
+    const tiny = retry(aapl(1n))
+    expect(tiny.intents.map((intent) => intent.intentId)).toEqual([first])
+    expect(tiny.memory.protective[0]?.exits.map((exit) => exit.intentId)).toEqual([first])
   })
 
   it('fires each exit once per epoch; a reopened position (new epoch) is protected afresh', () => {
