@@ -3,6 +3,7 @@ import type { StrategyActivity } from '../store/index.js'
 import type { Ledger } from '../store/openLedger.js'
 import { type AnyStrategy, type ListingView, nextCronFireTime } from '../strategy/index.js'
 import type { StrategyStatus } from './controlApi/controlPlane.js'
+import { protectiveStatusOf } from './protectiveStatus.js'
 import { twapStatusOf } from './twapStatus.js'
 
 /** What one evaluation of a strategy did (kept for `GET /v1/strategies`). */
@@ -29,7 +30,7 @@ export type StrategyControl = {
  */
 export function createStrategyControl(parameters: {
   strategies: readonly AnyStrategy[]
-  ledger: Pick<Ledger, 'strategySwitches' | 'executions' | 'database'>
+  ledger: Pick<Ledger, 'strategySwitches' | 'executions' | 'database' | 'protectiveState'>
   now?: (() => number) | undefined
   /** The chains' token lists as strategies see them (a TWAP's remainder status); undefined: not known. */
   listings?: (() => readonly ListingView[] | undefined) | undefined
@@ -58,6 +59,7 @@ export function createStrategyControl(parameters: {
       ...(strategy.kind === 'twap'
         ? { progress: twapStatusOf(strategy, ledger, listings?.(), now(), fxRates) }
         : {}),
+      ...(strategy.kind === 'protect' ? { exits: protectiveStatusOf(strategy, ledger) } : {}),
     }
   }
   return {

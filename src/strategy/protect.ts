@@ -1,11 +1,7 @@
 import type { ExchangeCode, MarketCode, TokenKind } from '@stockroute/client/domain/markets.js'
 import { defaultFxRates, type FxRates } from '@stockroute/client/domain/quotePrice.js'
-import {
-  formatShareQuantity,
-  formatStockQuantity,
-  parsePrice,
-} from '@stockroute/client/domain/unitStrings.js'
-import { type Price, toShareQuantity, toStockQuantity } from '@stockroute/client/domain/units.js'
+import { formatTokenShares, parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import type { Price } from '@stockroute/client/domain/units.js'
 import { parseUnits } from 'viem/utils'
 import { type ProtectStrategyConfig, protectStrategyConfigSchema } from './config.js'
 import { instrumentOf } from './instrumentOf.js'
@@ -347,10 +343,7 @@ function sellIntent(instrument: Instrument, intentId: string, quantity: bigint):
     ticker: watched.ticker,
     exchange: watched.exchange,
     side: 'sell',
-    amountIn:
-      tokenKind === 'share'
-        ? formatShareQuantity(toShareQuantity(quantity))
-        : formatStockQuantity(toStockQuantity(quantity)),
+    amountIn: formatTokenShares(tokenKind, quantity),
     amountType: 'stocktoken',
   }
 }

@@ -2,17 +2,8 @@ import { marketDefaults } from '@stockroute/client/domain/marketRules.js'
 import type { ExchangeCode, MarketCode, TokenKind } from '@stockroute/client/domain/markets.js'
 import { defaultFxRates, type FxRates, marketPriceInAsset } from '@stockroute/client/domain/quotePrice.js'
 import { divideRounded } from '@stockroute/client/domain/unitConversions.js'
-import {
-  formatShareQuantity,
-  formatStockQuantity,
-  parsePrice,
-} from '@stockroute/client/domain/unitStrings.js'
-import {
-  type AssetAmount,
-  shareDecimals,
-  toShareQuantity,
-  toStockQuantity,
-} from '@stockroute/client/domain/units.js'
+import { formatTokenShares, parsePrice } from '@stockroute/client/domain/unitStrings.js'
+import { type AssetAmount, shareDecimals } from '@stockroute/client/domain/units.js'
 import { parseUnits } from 'viem/utils'
 import { type RebalanceStrategyConfig, rebalanceStrategyConfigSchema } from './config.js'
 import { instrumentOf } from './instrumentOf.js'
@@ -159,10 +150,7 @@ export function createRebalanceStrategy(
       ticker: holding.target.ticker,
       exchange: holding.target.exchange,
       side,
-      amountIn:
-        holding.tokenKind === 'share'
-          ? formatShareQuantity(toShareQuantity(quantity))
-          : formatStockQuantity(toStockQuantity(quantity)),
+      amountIn: formatTokenShares(holding.tokenKind, quantity),
       amountType: 'stocktoken',
     })
 

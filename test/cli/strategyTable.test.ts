@@ -101,6 +101,69 @@ describe('strategyTable', () => {
     ])
   })
 
+  it('says each protective exit that tripped: its sale, its attempt, the next one after a sale that ended without a trade', () => {
+    const tripped = {
+      chainId: 31337,
+      ticker: 'AAPL',
+      price: '183.5',
+      currency: 'USD',
+      quantity: '5',
+      askedAt: '2026-03-02T01:59:40.000Z',
+    }
+    const guard: StrategyView = {
+      ...twap,
+      id: 'guard-aapl',
+      kind: 'protect',
+      exits: [
+        {
+          ...tripped,
+          trigger: 'stop-loss',
+          attempt: 1,
+          intentId: 'protect:guard-aapl:stop-loss:42',
+          execution: { id: 12, state: 'rejected' },
+          state: 'unsold',
+          retryAt: '2026-03-02T02:00:12.000Z',
+        },
+        {
+          ...tripped,
+          ticker: 'AAPLs',
+          quantity: '0.5',
+          trigger: 'trailing-stop',
+          attempt: 2,
+          intentId: 'protect:guard-aapl:trailing-stop:43:2',
+          execution: { id: 14, state: 'submitted' },
+          state: 'selling',
+          retryAt: null,
+        },
+        {
+          ...tripped,
+          trigger: 'take-profit',
+          attempt: 3,
+          intentId: 'protect:guard-aapl:take-profit:44:3',
+          execution: { id: 19, state: 'confirmed' },
+          state: 'sold',
+          retryAt: null,
+        },
+        {
+          ...tripped,
+          trigger: 'stop-loss',
+          attempt: 2,
+          intentId: 'protect:guard-aapl:stop-loss:45:2',
+          execution: null,
+          state: 'asked',
+          retryAt: null,
+        },
+      ],
+    }
+    delete guard.progress
+    expect(linesUnderTable([guard])).toEqual([
+      'guard-aapl: stop-loss tripped on AAPL (chain 31337) at 183.5 USD: attempt 1 ended without a trade (execution 12 rejected); attempt 2 in 12s',
+      'guard-aapl: trailing-stop tripped on AAPLs (chain 31337) at 183.5 USD: selling 0.5 shares, attempt 2 (execution 14 submitted)',
+      'guard-aapl: take-profit tripped on AAPL (chain 31337) at 183.5 USD: sold 5 shares at attempt 3 (execution 19 confirmed)',
+      'guard-aapl: stop-loss tripped on AAPL (chain 31337) at 183.5 USD: selling 5 shares, attempt 2 (not submitted yet)',
+    ])
+  })
+
   it('other kinds have no progress line; a strategy whose last run threw is said after the progress', () => {
     const limit: StrategyView = {
       ...twap,

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { type DaemonRun, useDaemonProcesses } from '../helpers/daemonProcess.js'
 import { expectLedgerMatchesChains } from '../helpers/ledgerAgainstChains.js'
 import { chainWithRouter } from '../helpers/localChains.js'
-import { exitOf } from '../helpers/processes.js'
+import { exitOf, runStockroute } from '../helpers/processes.js'
 import { useSandboxService } from '../helpers/sandboxService.js'
 
 // Protective exits as an operator runs them: `stockroute start` in child processes on this file's
@@ -177,6 +177,35 @@ describe('protective exits (stop-loss, take-profit, trailing stop)', () => {
     const retriedId = unsold[0]?.intent_id as string
     expect(sold.map((row) => row.intent_id)).toContain(`${retriedId}:2`)
     await afterSummaries(selling, 2)
+    // What the operator is shown through the daemon: NVDA's take-profit sold half and its position
+    // stays, with that exit; the closed positions' exits are forgotten with them.
+    const listed = await runStockroute(['strategies', '--json', '--config', configPath])
+    expect(listed.code, listed.stderr).toBe(0)
+    const exitsOf = (id: string) =>
+      (JSON.parse(listed.stdout) as { strategies: { id: string; exits?: unknown[] }[] }).strategies.find(
+        (strategy) => strategy.id === id,
+      )?.exits
+    const nvdaSale = sold.find(
+      (row) => row.state === 'confirmed' && row.intent_id.startsWith('protect:tp-nvda:'),
+    )?.intent_id
+    expect(exitsOf('tp-nvda')).toEqual([
+      {
+        chainId,
+        ticker: 'NVDA',
+        trigger: 'take-profit',
+        price: '155',
+        currency: 'USD',
+        quantity: '2',
+        attempt: nvdaSale === `${retriedId}:2` ? 2 : 1,
+        askedAt: expect.any(String),
+        intentId: nvdaSale,
+        execution: { id: expect.any(Number), state: 'confirmed' },
+        state: 'sold',
+        retryAt: null,
+      },
+    ])
+    expect(exitsOf('sl-aapl')).toEqual([])
+    expect(exitsOf('ts-tslas')).toEqual([])
     selling.child.kill('SIGTERM')
     expect(await exitOf(selling.child)).toEqual({ code: 0, signal: null })
 

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { evaluateStrategy } from '../../src/daemon/strategyMemory.js'
-import { openLedger } from '../../src/store/index.js'
-import { createProtectStrategy, type PositionView } from '../../src/strategy/index.js'
-import { fillOf, ledgerFolder } from '../store/ledgerFiles.js'
-import { marketPrice, snapshot } from '../strategy/snapshot.js'
+import { ledgerFolder } from '../store/ledgerFiles.js'
+import { guardedPosition } from './guardedPosition.js'
 
 // A `protect` strategy evaluated by the daemon on a real ledger file: what it remembers is read from
 // and written to the ledger, and the ledger's executions tell it which of its sales ended without a
@@ -13,36 +10,11 @@ const folder = ledgerFolder()
 
 describe('evaluateStrategy', () => {
   it('asks again for a protective sale whose execution failed, once 15 s passed, and not for one still running', async () => {
-    const ledger = openLedger({ path: folder.migratedPath() })
+    // 5 AAPL for 1000 USDC: 200 USDC a share; a stop-loss 8% under it trips at 150.
+    const { ledger, tick } = guardedPosition(folder)
     try {
-      // 5 AAPL for 1000 USDC: 200 USDC a share; a stop-loss 8% under it trips at 150.
-      ledger.fills.recordFill(fillOf({ txLabel: 'buy-1' }))
-      const strategy = createProtectStrategy({
-        id: 'guard',
-        chainId: 31337,
-        ticker: 'AAPL',
-        exchange: 0,
-        stopLossPct: '8',
-      })
-      const position: PositionView = {
-        chainId: 31337,
-        ticker: 'AAPL',
-        exchange: 0,
-        tokenKind: 'stock',
-        balance: 5n,
-        lotSize: 1n,
-      }
       const t0 = 1_750_000_000_000
-      const evaluate = (nowMs: number) =>
-        evaluateStrategy(
-          strategy,
-          snapshot({
-            nowMs,
-            prices: [marketPrice('usex', 'AAPL', '150', { atMs: nowMs })],
-            positions: [position],
-          }),
-          ledger,
-        )
+      const evaluate = (nowMs: number) => tick(nowMs, '150')
       const [fired] = await evaluate(t0)
       const first = fired?.intentId as string
       expect(first).toMatch(/^protect:guard:stop-loss:\d+$/)

@@ -3,6 +3,7 @@ import {
   formatPrice,
   formatShareQuantity,
   formatStockQuantity,
+  formatTokenShares,
   parseAssetAmount,
   parsePrice,
   parseShareQuantity,
@@ -163,6 +164,15 @@ describe('share quantities', () => {
         expect(formatShareQuantity(parseShareQuantity(text))).toBe(text)
       }),
     )
+  })
+})
+
+describe('formatTokenShares', () => {
+  it('reads base units as whole shares of a StockToken and 18-decimal fractions of a ShareToken', () => {
+    expect(formatTokenShares('stock', 200n)).toBe('200')
+    expect(formatTokenShares('share', 500_000_000_000_000_000n)).toBe('0.5')
+    expect(formatTokenShares('share', 3n * 10n ** 18n + 1n)).toBe('3.000000000000000001')
+    expect(formatTokenShares('share', 200n)).toBe('0.0000000000000002')
   })
 })
 

@@ -1,11 +1,12 @@
 import { printable } from '@stockroute/client/domain/printable.js'
-import type { StrategyView, TwapProgressView } from '../../daemon/controlApi/contract.js'
+import type { ProtectiveExitView, StrategyView, TwapProgressView } from '../../daemon/controlApi/contract.js'
 import { formatTable } from '../formatTable.js'
 
 /**
  * The list as a table, times relative to `nowMs` (the ISO times are in --json), then each TWAP's
  * progress (done, left, slices, its next, average price against arrival, why a part is not
- * traded) and a line per strategy whose last run threw or had intents refused.
+ * traded), each protective exit that tripped (its sale, attempt, the next attempt of one that
+ * ended without a trade) and a line per strategy whose last run threw or had intents refused.
  *
  * @example
  * strategyTable(list, Date.now())
@@ -41,9 +42,10 @@ export function strategyTable(strategies: readonly StrategyView[], nowMs: number
         : '-',
     ]),
   )
-  const progress = strategies.flatMap((strategy) =>
-    strategy.progress ? progressLines(strategy.id, strategy.progress, nowMs) : [],
-  )
+  const progress = strategies.flatMap((strategy) => [
+    ...(strategy.progress ? progressLines(strategy.id, strategy.progress, nowMs) : []),
+    ...(strategy.exits ?? []).map((exit) => exitLine(strategy.id, exit, nowMs)),
+  ])
   const notes = strategies.flatMap((strategy) => {
     const run = strategy.lastRun
     if (run?.error) return [printable(`${strategy.id}: its last run threw: ${run.error}`)]
@@ -72,6 +74,25 @@ function progressLines(id: string, progress: TwapProgressView, nowMs: number): s
     printable(`${id}: ${parts.join('; ')}`),
     ...progress.notes.map((note) => printable(`${id}: ${note}`)),
   ]
+}
+
+/** A protective exit that tripped, and where its sale stands. */
+function exitLine(id: string, exit: ProtectiveExitView, nowMs: number): string {
+  const tripped = `${exit.trigger} tripped on ${exit.ticker} (chain ${exit.chainId}) at ${exit.price} ${exit.currency}`
+  const execution = exit.execution
+    ? `execution ${exit.execution.id} ${exit.execution.state}`
+    : 'not submitted yet'
+  const retry =
+    exit.retryAt !== null && Date.parse(exit.retryAt) > nowMs
+      ? relativeTime(exit.retryAt, nowMs)
+      : 'at the next tick'
+  const sale =
+    exit.state === 'sold'
+      ? `sold ${exit.quantity} shares at attempt ${exit.attempt} (${execution})`
+      : exit.state === 'unsold'
+        ? `attempt ${exit.attempt} ended without a trade (${execution}); attempt ${exit.attempt + 1} ${retry}`
+        : `selling ${exit.quantity} shares, attempt ${exit.attempt} (${execution})`
+  return printable(`${id}: ${tripped}: ${sale}`)
 }
 
 /** `, 4.1 bps worse than arrival (320.27)`: the sign of `vsArrivalBps` said in words (positive: worse). */

@@ -699,6 +699,34 @@ export const twapProgressViewSchema = z
   .meta({ id: 'TwapProgress' })
 export type TwapProgressView = z.infer<typeof twapProgressViewSchema>
 
+/** An exit a protect strategy tripped, and how its sale stands. */
+export const protectiveExitViewSchema = z
+  .object({
+    chainId: z.number().int(),
+    ticker: z.string(),
+    trigger: z.enum(['stop-loss', 'take-profit', 'trailing-stop']),
+    price: z.string().describe('the market price that tripped it, in `currency`'),
+    currency: z.string().describe('USD, HKD or KRW'),
+    quantity: z.string().describe('shares its current attempt sells'),
+    attempt: z.number().int().describe('1 at the trip; one more each time a sale ended without a trade'),
+    askedAt: isoTime.describe('when the current attempt was asked for'),
+    intentId: z
+      .string()
+      .describe("the current attempt's intent id: `protect:<id>:<trigger>:<epoch>[:<attempt>]`"),
+    execution: z
+      .object({ id: z.number().int(), state: z.enum(executionStates) })
+      .nullable()
+      .describe("the current attempt's execution; null before the daemon submitted it"),
+    state: z
+      .enum(['asked', 'selling', 'sold', 'unsold'])
+      .describe(
+        'asked: not submitted yet; selling: its execution runs; sold: confirmed; unsold: ended without a trade, asked for again at retryAt',
+      ),
+    retryAt: isoTime.nullable().describe('when the next attempt is asked for; null unless unsold'),
+  })
+  .meta({ id: 'ProtectiveExit' })
+export type ProtectiveExitView = z.infer<typeof protectiveExitViewSchema>
+
 /** One configured strategy. */
 export const strategyViewSchema = z
   .object({
@@ -738,6 +766,12 @@ export const strategyViewSchema = z
       .optional()
       .describe(
         "a twap strategy's progress, from the ledger's fills of its slices; absent for the other kinds",
+      ),
+    exits: z
+      .array(protectiveExitViewSchema)
+      .optional()
+      .describe(
+        "a protect strategy's exits tripped in its position's current epoch and how each sale stands; empty while none tripped or once the position closed; absent for the other kinds",
       ),
   })
   .meta({ id: 'Strategy' })

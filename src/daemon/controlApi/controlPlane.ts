@@ -1,5 +1,6 @@
 import type { CancelOutcome } from '../../engine/index.js'
 import type { Ledger } from '../../store/openLedger.js'
+import type { ProtectiveExitStatus } from '../protectiveStatus.js'
 import type { TwapStatus } from '../twapStatus.js'
 
 // What the control API steers beyond the swap routes: the daemon builds one ControlPlane
@@ -40,6 +41,8 @@ export type StrategyStatus = {
   nextRunAtMs: number | null
   /** A twap strategy's progress (src/daemon/twapStatus.ts); absent for the other kinds. */
   progress?: TwapStatus | undefined
+  /** A protect strategy's tripped exits and their sales (src/daemon/protectiveStatus.ts); absent for the other kinds. */
+  exits?: ProtectiveExitStatus[] | undefined
 }
 
 /** One wallet's balances on a chain, in base units as decimal strings. */

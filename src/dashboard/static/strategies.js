@@ -79,7 +79,10 @@ export async function renderStrategies(main, { onUnauthorized }) {
               : strategy.enabled
                 ? 'every market-data tick'
                 : '–',
-            { text: progressText(strategy.progress), class: 'wrap' },
+            {
+              text: [progressText(strategy.progress), exitsText(strategy.exits)].filter(Boolean).join(' · '),
+              class: 'wrap',
+            },
             el(
               'button',
               {
@@ -125,4 +128,24 @@ export function progressText(progress) {
       `remainder ${progress.remainder.shares} ${progress.remainder.ticker}: ${progress.remainder.status}`,
     )
   return [...parts, ...progress.notes].join(' · ')
+}
+
+/**
+ * A protect strategy's tripped exits in one cell: each trigger, the price it tripped at and where its
+ * sale stands (selling, sold, or ended without a trade and when it is asked for again); empty for the
+ * other kinds and while none tripped.
+ */
+export function exitsText(exits) {
+  if (!exits) return ''
+  return exits
+    .map((exit) => {
+      const tripped = `${exit.trigger} ${exit.ticker} at ${exit.price} ${exit.currency}`
+      const execution = exit.execution ? ` (execution ${exit.execution.id} ${exit.execution.state})` : ''
+      if (exit.state === 'sold')
+        return `${tripped}: sold ${exit.quantity} at attempt ${exit.attempt}${execution}`
+      if (exit.state === 'unsold')
+        return `${tripped}: attempt ${exit.attempt} unsold${execution}, attempt ${exit.attempt + 1} at ${timeText(exit.retryAt)}`
+      return `${tripped}: selling ${exit.quantity}, attempt ${exit.attempt}${execution || ' (not submitted yet)'}`
+    })
+    .join(' · ')
 }

@@ -1,4 +1,5 @@
 import { DomainRuleError } from './domainRuleError.js'
+import type { TokenKind } from './markets.js'
 import {
   type AssetAmount,
   assetDecimalsOf,
@@ -53,6 +54,18 @@ export function parseShareQuantity(text: string): ShareQuantity {
  */
 export function formatShareQuantity(quantity: ShareQuantity): string {
   return formatDecimal(quantity, shareDecimals)
+}
+
+/**
+ * Formats a token balance or quantity in base units as shares: whole shares of a StockToken
+ * (0 decimals), fractions of a ShareToken (18).
+ *
+ * @example
+ * formatTokenShares('share', 500_000_000_000_000_000n) // '0.5'
+ * formatTokenShares('stock', 200n) // '200'
+ */
+export function formatTokenShares(tokenKind: TokenKind, baseUnits: bigint): string {
+  return formatDecimal(baseUnits, tokenKind === 'share' ? shareDecimals : stockDecimals)
 }
 
 /**

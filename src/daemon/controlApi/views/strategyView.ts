@@ -1,5 +1,6 @@
+import type { ProtectiveExitStatus } from '../../protectiveStatus.js'
 import type { TwapStatus } from '../../twapStatus.js'
-import type { StrategyView, TwapProgressView } from '../contract.js'
+import type { ProtectiveExitView, StrategyView, TwapProgressView } from '../contract.js'
 import type { StrategyStatus } from '../controlPlane.js'
 
 const isoTime = (ms: number) => new Date(ms).toISOString()
@@ -42,7 +43,14 @@ export function toStrategyView(status: StrategyStatus): StrategyView {
     },
     nextRunAt: status.nextRunAtMs === null ? null : isoTime(status.nextRunAtMs),
     ...(status.progress === undefined ? {} : { progress: toTwapProgressView(status.progress) }),
+    ...(status.exits === undefined ? {} : { exits: status.exits.map(toProtectiveExitView) }),
   }
+}
+
+/** A protective exit as the control API shows it: times in ISO 8601. */
+function toProtectiveExitView(exit: ProtectiveExitStatus): ProtectiveExitView {
+  const { askedAtMs, retryAtMs, ...rest } = exit
+  return { ...rest, askedAt: isoTime(askedAtMs), retryAt: retryAtMs === null ? null : isoTime(retryAtMs) }
 }
 
 /** A TWAP's progress as the control API shows it: times in ISO 8601. */
