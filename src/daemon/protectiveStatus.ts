@@ -1,7 +1,7 @@
 import { marketCurrencies } from '@stockroute/client/domain/marketRules.js'
 import { formatPrice, formatTokenShares } from '@stockroute/client/domain/unitStrings.js'
 import { toPrice } from '@stockroute/client/domain/units.js'
-import { type ExecutionState, terminalExecutionStates } from '../store/executionStates.js'
+import { type ExecutionState, endedWithoutTrade } from '../store/executionStates.js'
 import type { Ledger } from '../store/openLedger.js'
 import { exitAttemptOf, instrumentOf, type ProtectStrategy } from '../strategy/index.js'
 
@@ -31,8 +31,6 @@ export type ProtectiveExitStatus = {
   /** When the next attempt may be asked for; null unless `unsold`. */
   retryAtMs: number | null
 }
-
-const endedWithoutTrade: readonly string[] = terminalExecutionStates.filter((state) => state !== 'confirmed')
 
 /**
  * The exits `strategy` tripped in the current epoch of the position it watches, read from the
@@ -64,7 +62,7 @@ export function protectiveStatusOf(
           ? 'asked'
           : found.state === 'confirmed'
             ? 'sold'
-            : endedWithoutTrade.includes(found.state)
+            : endedWithoutTrade(found.state)
               ? 'unsold'
               : 'selling'
       return [

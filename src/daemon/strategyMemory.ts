@@ -1,5 +1,5 @@
 import { toPrice } from '@stockroute/client/domain/units.js'
-import { terminalExecutionStates } from '../store/executionStates.js'
+import { endedWithoutTrade } from '../store/executionStates.js'
 import type { Ledger } from '../store/openLedger.js'
 import type { ProtectiveStateRecord } from '../store/protectiveState.js'
 import type {
@@ -45,14 +45,12 @@ export async function evaluateStrategy(
 }
 
 /** The remembered exits' intents whose execution ended without a trade: their sales are asked for again. */
-const endedStates: readonly string[] = terminalExecutionStates
-
 function unfilledIntentsOf(records: readonly ProtectiveStateRecord[], ledger: Ledger): Set<string> {
   const intentIds = records.flatMap((record) => record.exits.map((exit) => exit.intentId))
   return new Set(
     intentIds.filter((intentId) => {
       const state = ledger.executions.getExecutionByIntent(intentId)?.state
-      return state !== undefined && state !== 'confirmed' && endedStates.includes(state)
+      return state !== undefined && endedWithoutTrade(state)
     }),
   )
 }

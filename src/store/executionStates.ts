@@ -23,6 +23,23 @@ export type ExecutionState = (typeof executionStates)[number]
 export const terminalExecutionStates = ['confirmed', 'failed', 'expired', 'rejected'] as const
 export type TerminalExecutionState = (typeof terminalExecutionStates)[number]
 
+/** The terminal states of an execution that traded nothing: a sale to ask for again, a `failure` to notify. */
+export const statesEndedWithoutTrade = ['failed', 'expired', 'rejected'] as const satisfies readonly Exclude<
+  TerminalExecutionState,
+  'confirmed'
+>[]
+
+/**
+ * Whether `state` ended an execution without a trade (failed, expired, rejected).
+ *
+ * @example
+ * endedWithoutTrade('rejected') // true
+ * endedWithoutTrade('confirmed') // false
+ */
+export function endedWithoutTrade(state: string): boolean {
+  return (statesEndedWithoutTrade as readonly string[]).includes(state)
+}
+
 /**
  * Every allowed move. The happy path is intent → quoting → quoted → (approving →) submitted →
  * confirmed. A quote with too little validity left is dropped for a new one (quoted → quoting, and

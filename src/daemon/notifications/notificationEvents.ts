@@ -1,11 +1,9 @@
 import type { NotificationEventName } from '../../config/notificationsConfig.js'
+import { endedWithoutTrade } from '../../store/executionStates.js'
 import type { LedgerEvent, LedgerEventKind } from '../../store/index.js'
 
 // Which ledger events each notification name covers (the names a sink subscribes to are
 // `notificationEventNames`, src/config/notificationsConfig.ts).
-
-/** Execution states that end an execution without a fill: what `failure` reports. */
-export const failureStates: readonly string[] = ['failed', 'expired', 'rejected']
 
 /**
  * The ledger kinds behind each notification name. `fill` also covers `fill_reversed` (a reorg took a
@@ -38,9 +36,8 @@ export function notificationEventOf(
     case 'fill_reversed':
       return 'fill'
     case 'execution':
-      return typeof event.data.to === 'string' && failureStates.includes(event.data.to)
-        ? 'failure'
-        : undefined
+      // An execution that ended without a trade is what `failure` reports.
+      return typeof event.data.to === 'string' && endedWithoutTrade(event.data.to) ? 'failure' : undefined
     case 'halt':
     case 'resume':
     case 'entry_halt':
